@@ -1,0 +1,71 @@
+// GhostLru: a byte-weighted LRU ghost cache that reports exact stack
+// distances, so the hit ratio of every capacity comes out of one pass.
+//
+// A ghost keeps keys and sizes, never data. For each access it returns the
+// byte stack distance: the total size of the distinct keys accessed since
+// the previous access of the same key, plus that key's own size. In a byte
+// LRU cache the resident set is always the longest prefix of the recency
+// stack whose sizes fit, so an access hits a cache of C bytes exactly when
+// its stack distance is <= C, for entries of any size. (The reference
+// implementation kept eight fixed marks in the list that were exact only
+// when all entries had the same size.)
+//
+// Cost: O(log n) time per access, n the number of tracked entries, and at
+// most 64 bytes of memory per tracked entry.
+//
+// Not thread-safe: callers serialize access.
+
+#ifndef SYMBIOSIS_GHOST_LRU_H_
+#define SYMBIOSIS_GHOST_LRU_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+namespace symbiosis {
+
+class GhostLru {
+ public:
+  static constexpr uint64_t kUnbounded = std::numeric_limits<uint64_t>::max();
+  // Returned for an access to a key the ghost does not hold (first access,
+  // erased, or forgotten beyond the capacity).
+  static constexpr uint64_t kColdMiss = std::numeric_limits<uint64_t>::max();
+
+  // Tracks at most `capacity_bytes` of the most recent entries; older ones
+  // are forgotten and their next access is a cold miss. Distances up to the
+  // capacity are exact.
+  explicit GhostLru(uint64_t capacity_bytes = kUnbounded);
+  ~GhostLru();
+  GhostLru(const GhostLru&) = delete;
+  GhostLru& operator=(const GhostLru&) = delete;
+
+  // Records an access of `bytes` bytes to `key` and moves it to the top of
+  // the stack. Returns its byte stack distance (see above), or kColdMiss.
+  // A key whose size changed is charged its new size from now on; the
+  // returned distance uses the size of its previous access.
+  // REQUIRES: bytes > 0.
+  uint64_t Access(uint64_t key, uint64_t bytes);
+
+  // Forgets `key` (e.g. its file was deleted). No effect if absent.
+  void Erase(uint64_t key);
+
+  // Changes the capacity; shrinking forgets the oldest entries at once.
+  void SetCapacity(uint64_t capacity_bytes);
+
+  // Drops every entry.
+  void Clear();
+
+  uint64_t capacity() const;
+  size_t entries() const;        // tracked keys
+  uint64_t tracked_bytes() const;  // sum of tracked sizes
+  size_t MemoryUsage() const;    // bytes of heap held by the ghost
+
+ private:
+  class Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_GHOST_LRU_H_

@@ -1,0 +1,32 @@
+// Strong 64-bit mixing for keys and sampling.
+//
+// Keys are 64-bit (file id, offset) pairs; the reference implementation
+// packed them into 32 bits and aliased once a file passed 16 MB. Mix64 is
+// the finalizer of MurmurHash3 (fmix64): every input bit flips each output
+// bit with probability close to 1/2, so thresholding the output samples
+// a uniform fraction of keys whatever their structure.
+
+#ifndef SYMBIOSIS_HASH_H_
+#define SYMBIOSIS_HASH_H_
+
+#include <cstdint>
+
+namespace symbiosis {
+
+inline uint64_t Mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// Hash of an ordered pair; Hash64(a, b) != Hash64(b, a) in general.
+inline uint64_t Hash64(uint64_t a, uint64_t b) {
+  return Mix64(Mix64(a ^ 0x9e3779b97f4a7c15ULL) + b);
+}
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_HASH_H_

@@ -1,0 +1,66 @@
+// ResidencyProbe: which pages of an open file are in the page cache, found
+// out exactly and without changing the cache.
+//
+// Three mechanisms, best first:
+//   cachestat(2)  Linux >= 6.5. Counts the cached pages of a byte range
+//                 from the page cache's index; touches no page.
+//   mincore(2)    on a fresh read-only mapping of the range. Also touches
+//                 no page; costs an mmap per query.
+//   preadv2(2) with RWF_NOWAIT: copies only what is cached and stops at
+//                 the first missing page. Not side-effect free: a cached
+//                 page counts as accessed (LRU promotion), and on a miss
+//                 the kernel still starts read-ahead before returning
+//                 EAGAIN. Last resort.
+// The probe picks the best one that works on the file, once.
+//
+// Not thread-safe (one scratch buffer); use one probe per thread.
+
+#ifndef SYMBIOSIS_RESIDENCY_H_
+#define SYMBIOSIS_RESIDENCY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace symbiosis {
+
+enum class ResidencyMethod { kCachestat, kMincore, kPreadNowait };
+
+// "cachestat", "mincore", "preadv2-nowait".
+std::string ResidencyMethodName(ResidencyMethod method);
+
+class ResidencyProbe {
+ public:
+  // Uses the best method that works on `fd`. Throws InputError if none
+  // does (e.g. fd is not a readable regular file).
+  // REQUIRES: fd stays open while the probe is used.
+  explicit ResidencyProbe(int fd);
+
+  // Uses `method`; throws InputError if it does not work on `fd`.
+  ResidencyProbe(int fd, ResidencyMethod method);
+
+  // Whether `method` works on `fd` on this kernel.
+  static bool Works(int fd, ResidencyMethod method);
+
+  // Of the pages overlapping bytes [offset, offset + length), how many are
+  // resident. REQUIRES: the range lies inside the file; length > 0.
+  uint64_t ResidentPages(uint64_t offset, uint64_t length);
+
+  // Whether every page overlapping the range is resident.
+  bool IsResident(uint64_t offset, uint64_t length);
+
+  ResidencyMethod method() const { return method_; }
+
+ private:
+  uint64_t CountWithCachestat(uint64_t first_page, uint64_t pages);
+  uint64_t CountWithMincore(uint64_t first_page, uint64_t pages);
+  uint64_t CountWithPread(uint64_t first_page, uint64_t pages);
+
+  const int fd_;
+  ResidencyMethod method_;
+  std::vector<unsigned char> scratch_;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_RESIDENCY_H_

@@ -1,0 +1,5 @@
+import sys
+
+from symbiosis.cli import main
+
+sys.exit(main())

@@ -1,0 +1,179 @@
+// Python bindings of libsymbiosis: the offline studies. The CLI and plots
+// live in Python; every number comes from here.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "symbiosis/block_trace.h"
+#include "symbiosis/error.h"
+#include "symbiosis/kernel_cache.h"
+#include "symbiosis/kernel_model_study.h"
+#include "symbiosis/layout.h"
+#include "symbiosis/trace.h"
+#include "symbiosis/two_level_study.h"
+#include "symbiosis/workload.h"
+
+namespace py = pybind11;
+using namespace symbiosis;
+
+namespace {
+
+py::dict PointToDict(const SplitPoint& p) {
+  py::dict d;
+  d["ma_bytes"] = p.ma_bytes;
+  d["mk_bytes"] = p.mk_bytes;
+  d["hit_app"] = p.hit_app;
+  d["hit_kernel"] = p.hit_kernel;
+  d["latency"] = p.latency;
+  d["kernel_hits_per_read"] = p.kernel_hits_per_read;
+  return d;
+}
+
+BlockTrace WorkloadTrace(uint64_t data_bytes, double alpha, uint32_t block_bytes,
+                         uint32_t entry_bytes, uint64_t file_bytes, bool aligned,
+                         const std::string& workload, uint64_t accesses,
+                         uint64_t seed) {
+  LayoutOptions layout_options;
+  layout_options.data_bytes = data_bytes;
+  layout_options.alpha = alpha;
+  layout_options.block_bytes = block_bytes;
+  layout_options.entry_bytes = entry_bytes;
+  layout_options.file_bytes = file_bytes;
+  layout_options.aligned = aligned;
+  layout_options.seed = seed;
+  DataLayout layout(layout_options);
+  if (accesses == 0) accesses = 20 * layout.num_blocks();
+  return TraceFromWorkload(layout, workload, accesses, seed);
+}
+
+BlockTrace FileTrace(const std::string& path, const std::string& format,
+                     const std::string& columns, uint64_t max_records,
+                     uint32_t block_bytes, double alpha, uint64_t file_bytes,
+                     bool aligned) {
+  TraceOptions options;
+  options.format = ParseTraceFormat(format);
+  if (!columns.empty()) options.csv = ParseCsvColumns(columns);
+  options.max_records = max_records;
+  const std::vector<TraceRecord> records = ReadTrace(path, options);
+  TraceLayoutOptions layout;
+  layout.block_bytes = block_bytes;
+  layout.alpha = alpha;
+  layout.file_bytes = file_bytes;
+  layout.aligned = aligned;
+  BlockTrace trace = TraceFromRecords(records, layout);
+  trace.description = path;
+  return trace;
+}
+
+py::dict TwoLevelStudy(const BlockTrace& trace, uint64_t memory_bytes, double ca,
+                       double ck, uint32_t points, const std::string& kernel,
+                       uint32_t max_readahead_pages, bool exclusive, double warmup,
+                       unsigned threads, bool progress) {
+  StudyOptions options;
+  options.memory_bytes = memory_bytes;
+  options.costs = MissCosts{ca, ck};
+  options.points = points;
+  options.kernel = ParseKernelModelKind(kernel);
+  options.max_readahead_pages = max_readahead_pages;
+  options.exclusive = exclusive;
+  options.warmup = warmup;
+  options.threads = threads;
+  options.progress = progress;
+  ValidateStudyOptions(trace, options);
+  StudyResult result;
+  {
+    py::gil_scoped_release release;
+    result = RunTwoLevelStudy(trace, options);
+  }
+  py::list pts;
+  for (const SplitPoint& p : result.points) pts.append(PointToDict(p));
+  py::dict d;
+  d["points"] = pts;
+  d["best"] = PointToDict(result.best);
+  d["counted_accesses"] = result.counted_accesses;
+  return d;
+}
+
+py::dict KernelModels(const BlockTrace& trace, const std::vector<uint64_t>& capacities,
+                      double rate, uint32_t group_blocks, uint32_t max_readahead_pages,
+                      double warmup, unsigned threads, bool progress) {
+  KernelStudyOptions options;
+  options.capacities = capacities;
+  options.sample_rate = rate;
+  options.group_blocks = group_blocks;
+  options.max_readahead_pages = max_readahead_pages;
+  options.warmup = warmup;
+  options.threads = threads;
+  options.progress = progress;
+  KernelStudyResult result;
+  {
+    py::gil_scoped_release release;
+    result = RunKernelModelStudy(trace, options);
+  }
+  py::list curves;
+  for (const KernelCurve& c : result.curves) {
+    py::dict d;
+    d["model"] = c.model;
+    d["hit_ratio"] = c.hit_ratio;
+    d["mean_abs_error"] = c.mean_abs_error;
+    d["max_abs_error"] = c.max_abs_error;
+    curves.append(d);
+  }
+  py::dict d;
+  d["capacities"] = result.capacities;
+  d["curves"] = curves;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "libsymbiosis: cache models and offline studies";
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      py::set_error(input_error, e.what());
+    }
+  });
+
+  py::class_<BlockTrace>(m, "BlockTrace")
+      .def_property_readonly("num_blocks", [](const BlockTrace& t) { return t.blocks.size(); })
+      .def_property_readonly("num_accesses", [](const BlockTrace& t) { return t.accesses.size(); })
+      .def_readonly("data_bytes", &BlockTrace::data_bytes)
+      .def_readonly("disk_bytes", &BlockTrace::disk_bytes)
+      .def_readonly("description", &BlockTrace::description)
+      .def("misaligned_fraction", [](const BlockTrace& t) {
+        uint64_t n = 0;
+        for (const Block& b : t.blocks) n += b.page_count() > (b.disk_size + kPageSize - 1) / kPageSize;
+        return t.blocks.empty() ? 0.0 : static_cast<double>(n) / t.blocks.size();
+      }, "Fraction of blocks touching more pages than their size needs.");
+
+  m.def("workload_trace", &WorkloadTrace, py::arg("data_bytes"), py::arg("alpha"),
+        py::arg("block_bytes"), py::arg("entry_bytes"), py::arg("file_bytes"),
+        py::arg("aligned"), py::arg("workload"), py::arg("accesses"), py::arg("seed"),
+        "Block accesses of a synthetic workload over a synthetic layout "
+        "(accesses=0: 20 per block).");
+  m.def("file_trace", &FileTrace, py::arg("path"), py::arg("format"), py::arg("columns"),
+        py::arg("max_records"), py::arg("block_bytes"), py::arg("alpha"),
+        py::arg("file_bytes"), py::arg("aligned"),
+        "Block accesses of a recorded trace; each distinct key is a block.");
+  m.def("two_level_study", &TwoLevelStudy, py::arg("trace"), py::arg("memory_bytes"),
+        py::arg("ca"), py::arg("ck"), py::arg("points"), py::arg("kernel"),
+        py::arg("max_readahead_pages"), py::arg("exclusive"), py::arg("warmup"),
+        py::arg("threads"), py::arg("progress"),
+        "Sweep M_a from 0 to M; H_a, H_k and L_e at each split.");
+  m.def("kernel_models", &KernelModels, py::arg("trace"), py::arg("capacities"),
+        py::arg("rate"), py::arg("group_blocks"), py::arg("max_readahead_pages"),
+        py::arg("warmup"), py::arg("threads"), py::arg("progress"),
+        "Hit-ratio curves of kernel models and sampled ghosts against the full page model.");
+  m.def("kernel_model_names", &KernelStudyModels);
+  m.def("parse_bytes", [](const std::string& text, const std::string& what) {
+    return ParseBytes(text, what);
+  });
+  m.def("parse_count", [](const std::string& text, const std::string& what) {
+    return ParseCount(text, what);
+  });
+  m.def("workload_names", &WorkloadNames);
+}

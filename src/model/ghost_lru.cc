@@ -1,0 +1,287 @@
+#include "symbiosis/ghost_lru.h"
+
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "model/slot_index.h"
+#include "symbiosis/hash.h"
+
+namespace symbiosis {
+
+// How it works. Every access gets a timestamp t = 0, 1, 2, ... and a slot
+// at index t holding the key's hash and size. When a key is accessed again
+// its old slot is zeroed, so the live slots are exactly the recency stack
+// in time order, and the byte stack distance of an access is the sum of the
+// sizes in the slots from the key's previous timestamp to the end. To sum a
+// suffix in O(log n) the slots are grouped in blocks of kBlock with a
+// Fenwick tree over the block sums: a suffix is a partial block (a short
+// contiguous scan from the nearer end) plus a Fenwick prefix over blocks,
+// which is small (8 bytes per kBlock slots) and stays in cache.
+//
+// Timestamps run out at the end of the slot array. Then Compact() moves the
+// live slots to the front, in order, into an array of twice their number,
+// and renumbers the index: the next n accesses need no compaction, so its
+// O(n) cost is O(1) per access. Forgetting beyond the capacity takes the
+// oldest live slot, found by a cursor that only moves forward between
+// compactions.
+//
+// Memory per entry, after growth or a compaction: at most two slots of 16
+// bytes, plus index buckets of 8 bytes at load 3/8..3/4: at most 32 + 22
+// bytes. A cold access costs two dependent cache misses (its index bucket,
+// then its old slot); the rest stays in cache.
+
+namespace {
+
+// Sums over a growing array of uint64 values: point updates and prefix
+// sums in O(log n). Arithmetic is modulo 2^64, so transient wraps cancel.
+class FenwickTree {
+ public:
+  // Makes the tree over `values` (consumed).
+  void Build(std::vector<uint64_t> values) {
+    tree_ = std::move(values);
+    for (size_t i = 1; i <= tree_.size(); ++i) {
+      const size_t parent = i + (i & (0 - i));
+      if (parent <= tree_.size()) tree_[parent - 1] += tree_[i - 1];
+    }
+  }
+
+  void Add(size_t index, uint64_t delta) {
+    for (size_t i = index + 1; i <= tree_.size(); i += i & (0 - i)) {
+      tree_[i - 1] += delta;
+    }
+  }
+
+  // Moves `delta` from index `from` to index `to` >= from. The update paths
+  // of the two indexes join at the first node covering both, above which
+  // the changes cancel; only the nodes below it are touched, few when the
+  // indexes are close, as for recently used keys.
+  void Move(size_t from, size_t to, uint64_t delta) {
+    size_t i = from + 1, j = to + 1;
+    while (i != j && std::min(i, j) <= tree_.size()) {
+      if (i < j) {
+        tree_[i - 1] -= delta;
+        i += i & (0 - i);
+      } else {
+        tree_[j - 1] += delta;
+        j += j & (0 - j);
+      }
+    }
+  }
+
+  // Sum of values [0, end).
+  uint64_t PrefixSum(size_t end) const {
+    uint64_t sum = 0;
+    for (size_t i = end; i > 0; i &= i - 1) sum += tree_[i - 1];
+    return sum;
+  }
+
+  size_t MemoryUsage() const { return tree_.capacity() * sizeof(uint64_t); }
+
+ private:
+  std::vector<uint64_t> tree_;  // tree_[i-1] covers (i - lowbit(i), i]
+};
+
+}  // namespace
+
+// Invariants:
+//  - slots_[t] describes the access at timestamp t; its bytes are > 0 iff
+//    it is the latest access of a tracked key. Slots at or after next_ are
+//    empty (zero), and so are slots before oldest_.
+//  - index_ maps the hash of every tracked key to its latest timestamp.
+//  - block_sums_ holds the bytes of the slots of each block of kBlock.
+//  - tracked_bytes_ is the bytes of all slots, and <= capacity_ between
+//    calls.
+class GhostLru::Rep {
+ public:
+  explicit Rep(uint64_t capacity) : capacity_(capacity) { Reset(); }
+
+  uint64_t Access(uint64_t key, uint64_t bytes) {
+    if (next_ == slots_.size()) Compact();
+    const uint64_t hash = Mix64(key);
+    const uint32_t now = next_++;
+    uint64_t distance = kColdMiss;
+    SlotIndex::Bucket* bucket = index_.Find(hash, SlotHash{slots_});
+    if (bucket != nullptr) {
+      distance = BytesFrom(bucket->slot);
+      MoveToTop(bucket->slot, now, bytes);
+      bucket->slot = now;
+    } else {
+      index_.Insert(hash, now);
+      Occupy(now, hash, bytes);
+    }
+    ForgetBeyondCapacity();
+    return distance;
+  }
+
+  void Erase(uint64_t key) {
+    const uint64_t hash = Mix64(key);
+    const SlotIndex::Bucket* bucket = index_.Find(hash, SlotHash{slots_});
+    if (bucket == nullptr) return;
+    const uint32_t slot = bucket->slot;
+    index_.Erase(hash, slot);
+    Vacate(slot);
+    CompactIfSparse();
+  }
+
+  void SetCapacity(uint64_t capacity) {
+    capacity_ = capacity;
+    ForgetBeyondCapacity();
+    CompactIfSparse();
+  }
+
+  void Reset() {
+    index_ = SlotIndex();
+    std::vector<Slot>(kMinSlots).swap(slots_);
+    block_sums_.Build(std::vector<uint64_t>(kMinSlots / kBlock, 0));
+    next_ = 0;
+    oldest_ = 0;
+    tracked_bytes_ = 0;
+  }
+
+  uint64_t capacity() const { return capacity_; }
+  size_t entries() const { return index_.size(); }
+  uint64_t tracked_bytes() const { return tracked_bytes_; }
+
+  size_t MemoryUsage() const {
+    return sizeof(*this) + index_.MemoryUsage() + block_sums_.MemoryUsage() +
+           slots_.capacity() * sizeof(Slot);
+  }
+
+ private:
+  static constexpr size_t kBlock = 32;
+  static constexpr size_t kMinSlots = 16 * kBlock;
+
+  // The hash and the size are read together, so they share a cache line.
+  struct Slot {
+    uint64_t hash = 0;
+    uint64_t bytes = 0;
+  };
+
+  // The full hash of a slot, for SlotIndex::Find.
+  struct SlotHash {
+    const std::vector<Slot>& slots;
+    uint64_t operator()(uint32_t slot) const { return slots[slot].hash; }
+  };
+
+  // Bytes of the slots [slot, next_): whole blocks from the Fenwick tree
+  // and the rest of slot's block, summed from its nearer end.
+  uint64_t BytesFrom(uint32_t slot) const {
+    const size_t block = slot / kBlock;
+    const size_t begin = block * kBlock;
+    const size_t end = begin + kBlock;
+    uint64_t partial = 0;
+    if (slot - begin < end - slot) {
+      for (size_t i = begin; i < slot; ++i) partial += slots_[i].bytes;
+      return tracked_bytes_ - block_sums_.PrefixSum(block) - partial;
+    }
+    for (size_t i = slot; i < end; ++i) partial += slots_[i].bytes;
+    return partial + tracked_bytes_ - block_sums_.PrefixSum(block + 1);
+  }
+
+  void Occupy(uint32_t slot, uint64_t hash, uint64_t bytes) {
+    slots_[slot] = Slot{hash, bytes};
+    block_sums_.Add(slot / kBlock, bytes);
+    tracked_bytes_ += bytes;
+  }
+
+  // Occupy(now, hash, bytes) after Vacate(previous), in fewer steps.
+  void MoveToTop(uint32_t previous, uint32_t now, uint64_t bytes) {
+    const uint64_t previous_bytes = slots_[previous].bytes;
+    slots_[now] = Slot{slots_[previous].hash, bytes};
+    slots_[previous].bytes = 0;
+    block_sums_.Move(previous / kBlock, now / kBlock, previous_bytes);
+    if (bytes != previous_bytes) block_sums_.Add(now / kBlock, bytes - previous_bytes);
+    tracked_bytes_ += bytes - previous_bytes;
+  }
+
+  void Vacate(uint32_t slot) {
+    const uint64_t bytes = slots_[slot].bytes;
+    slots_[slot].bytes = 0;
+    block_sums_.Add(slot / kBlock, 0 - bytes);
+    tracked_bytes_ -= bytes;
+  }
+
+  void ForgetBeyondCapacity() {
+    while (tracked_bytes_ > capacity_) {
+      while (slots_[oldest_].bytes == 0) ++oldest_;
+      index_.Erase(slots_[oldest_].hash, oldest_);
+      Vacate(oldest_);
+    }
+  }
+
+  // Moves the live slots, in order, to the front of an array of about twice
+  // their number, and renumbers the index in one sequential pass over it.
+  // A slot's new number is the count of live slots before it, read from a
+  // live bit mask and a running count per 64 slots: 12 bytes per 64 slots,
+  // small enough to stay in cache while the index streams by.
+  void Compact() {
+    const size_t words = (next_ + 63) / 64;
+    std::vector<uint64_t> live_mask(words, 0);
+    std::vector<uint32_t> live_before(words, 0);
+    uint32_t live = 0;
+    for (uint32_t old = oldest_; old < next_; ++old) {
+      if (old % 64 == 0) live_before[old / 64] = live;
+      if (slots_[old].bytes == 0) continue;
+      live_mask[old / 64] |= uint64_t{1} << (old % 64);
+      slots_[live++] = slots_[old];
+    }
+    index_.Renumber([&](uint32_t old) {
+      const uint64_t below = (uint64_t{1} << (old % 64)) - 1;
+      return live_before[old / 64] +
+             static_cast<uint32_t>(std::popcount(live_mask[old / 64] & below));
+    });
+
+    const size_t slots =
+        std::max(kMinSlots, (2 * size_t{live} + kBlock - 1) / kBlock * kBlock);
+    if (slots == slots_.size()) {
+      std::fill(slots_.begin() + live, slots_.begin() + next_, Slot{});
+    } else {
+      std::vector<Slot> resized(slots);
+      std::copy(slots_.begin(), slots_.begin() + live, resized.begin());
+      slots_.swap(resized);
+    }
+    std::vector<uint64_t> block_sums(slots / kBlock, 0);
+    for (uint32_t i = 0; i < live; ++i) block_sums[i / kBlock] += slots_[i].bytes;
+    block_sums_.Build(std::move(block_sums));
+    next_ = live;
+    oldest_ = 0;
+  }
+
+  // Keeps memory proportional to the entries after mass forgetting.
+  void CompactIfSparse() {
+    if (slots_.size() > kMinSlots && index_.size() * 8 < slots_.size()) {
+      Compact();
+      index_.ShrinkToFit();
+    }
+  }
+
+  uint64_t capacity_;
+  SlotIndex index_;
+  std::vector<Slot> slots_;
+  FenwickTree block_sums_;
+  uint32_t next_ = 0;    // next timestamp
+  uint32_t oldest_ = 0;  // no live slot before it
+  uint64_t tracked_bytes_ = 0;
+};
+
+GhostLru::GhostLru(uint64_t capacity_bytes)
+    : rep_(std::make_unique<Rep>(capacity_bytes)) {}
+GhostLru::~GhostLru() = default;
+
+uint64_t GhostLru::Access(uint64_t key, uint64_t bytes) {
+  return rep_->Access(key, bytes);
+}
+void GhostLru::Erase(uint64_t key) { rep_->Erase(key); }
+void GhostLru::SetCapacity(uint64_t capacity_bytes) {
+  rep_->SetCapacity(capacity_bytes);
+}
+void GhostLru::Clear() { rep_->Reset(); }
+uint64_t GhostLru::capacity() const { return rep_->capacity(); }
+size_t GhostLru::entries() const { return rep_->entries(); }
+uint64_t GhostLru::tracked_bytes() const { return rep_->tracked_bytes(); }
+size_t GhostLru::MemoryUsage() const {
+  return sizeof(GhostLru) + rep_->MemoryUsage();
+}
+
+}  // namespace symbiosis

@@ -1,0 +1,431 @@
+#include "symbiosis/page_cache_model.h"
+
+#include <gtest/gtest.h>
+
+#include <list>
+#include <map>
+#include <random>
+#include <utility>
+
+#include "symbiosis/error.h"
+
+namespace symbiosis {
+namespace {
+
+constexpr uint64_t kFile = 7;
+
+PageCacheOptions Options(uint64_t pages, bool readahead = false) {
+  PageCacheOptions options;
+  options.capacity_bytes = pages * kPageSize;
+  options.readahead = readahead;
+  return options;
+}
+
+uint64_t ResidentPages(const PageCacheModel& cache) {
+  return cache.used_bytes() / kPageSize;
+}
+
+// Reads one page.
+PageAccessResult ReadPage(PageCacheModel& cache, uint64_t page,
+                          uint64_t file = kFile) {
+  return cache.AccessPages(file, page, 1);
+}
+
+// Reads each page once, then each again: all end up active.
+void MakeActive(PageCacheModel& cache, uint64_t first, uint64_t count) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint64_t page = first; page < first + count; ++page) {
+      ReadPage(cache, page);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Lists.
+
+TEST(PageCacheModelTest, SecondTouchPromotesToActive) {
+  PageCacheModel cache(Options(8));
+  EXPECT_EQ(ReadPage(cache, 0).missed_pages, 1u);
+  EXPECT_EQ(cache.inactive_pages(), 1u);
+  ReadPage(cache, 1);
+  EXPECT_EQ(ReadPage(cache, 0).hit_pages, 1u);
+  EXPECT_EQ(cache.active_pages(), 1u);
+  EXPECT_EQ(cache.inactive_pages(), 1u);
+}
+
+TEST(PageCacheModelTest, RereadOfTheSamePageDoesNotPromote) {
+  // filemap_read marks the first page only if the previous read of the file
+  // ended elsewhere, so a run of reads inside one page is one reference.
+  PageCacheModel cache(Options(8));
+  ReadPage(cache, 0);
+  ReadPage(cache, 0);
+  ReadPage(cache, 0);
+  EXPECT_EQ(cache.active_pages(), 0u);
+  ReadPage(cache, 1);
+  ReadPage(cache, 0);
+  EXPECT_EQ(cache.active_pages(), 1u);
+}
+
+TEST(PageCacheModelTest, InsertIsNotAnAccess) {
+  PageCacheModel cache(Options(8));
+  const Block block{kFile, 0, 100, 100};
+  cache.Insert(block);
+  EXPECT_TRUE(cache.Contains(kFile, 0));
+  EXPECT_TRUE(cache.Read(block));  // first touch: referenced only
+  ReadPage(cache, 3);
+  EXPECT_EQ(cache.active_pages(), 0u);
+  EXPECT_TRUE(cache.Read(block));  // second touch
+  EXPECT_EQ(cache.active_pages(), 1u);
+}
+
+TEST(PageCacheModelTest, EvictsOldestInactivePageFirst) {
+  PageCacheModel cache(Options(4));
+  for (uint64_t page = 0; page < 4; ++page) ReadPage(cache, page);
+  ReadPage(cache, 4);
+  EXPECT_FALSE(cache.Contains(kFile, 0));
+  ReadPage(cache, 1);  // activates 1, which protects it
+  ReadPage(cache, 5);
+  EXPECT_TRUE(cache.Contains(kFile, 1));
+  EXPECT_FALSE(cache.Contains(kFile, 2));
+  EXPECT_TRUE(cache.Contains(kFile, 3));
+  EXPECT_EQ(ResidentPages(cache), 4u);
+}
+
+TEST(PageCacheModelTest, ScanDoesNotFlushActivePages) {
+  PageCacheModel cache(Options(64));
+  MakeActive(cache, 0, 16);
+  // 40 pages read once each: all compete for the 48 inactive places.
+  for (uint64_t page = 100; page < 140; ++page) ReadPage(cache, page);
+  for (uint64_t page = 0; page < 16; ++page) {
+    EXPECT_TRUE(cache.Contains(kFile, page)) << page;
+  }
+}
+
+TEST(PageCacheModelTest, DemotesOldestActivePagesWhenInactiveIsLow) {
+  PageCacheModel cache(Options(128));
+  MakeActive(cache, 0, 70);
+  // A third touch while active sets PG_referenced on pages 0-9.
+  for (uint64_t page = 0; page < 10; ++page) ReadPage(cache, page);
+  for (uint64_t page = 100; page < 158; ++page) ReadPage(cache, page);
+  ASSERT_EQ(cache.active_pages(), 70u);
+  ASSERT_EQ(cache.inactive_pages(), 58u);
+  // Full; 58 < 70 (ratio 1 below 1 GiB), so this reclaim round ages the
+  // active list by the inactive list's share: ceil(32 * 70 / 58) = 39 of
+  // the oldest active pages move to the inactive head; then one eviction.
+  ReadPage(cache, 200);
+  EXPECT_EQ(cache.active_pages(), 31u);
+  EXPECT_EQ(cache.inactive_pages(), 97u);
+  EXPECT_FALSE(cache.Contains(kFile, 100));
+  // Demoted pages keep PG_referenced (set by a touch while active): one
+  // more touch re-activates them; pages without it need two.
+  ReadPage(cache, 0);
+  EXPECT_EQ(cache.active_pages(), 32u);
+  ReadPage(cache, 10);
+  EXPECT_EQ(cache.active_pages(), 32u);
+}
+
+TEST(PageCacheModelTest, NoDemotionWhileBalanced) {
+  PageCacheModel cache(Options(128));
+  MakeActive(cache, 0, 60);
+  for (uint64_t page = 100; page < 168; ++page) ReadPage(cache, page);
+  ReadPage(cache, 200);
+  EXPECT_EQ(cache.active_pages(), 60u);
+  EXPECT_EQ(cache.inactive_pages(), 68u);
+}
+
+// Fills a cache of `pages` with `active` active pages, the rest inactive,
+// then adds one more page; returns the active pages after that reclaim.
+uint64_t ActiveAfterReclaim(uint64_t pages, uint64_t active) {
+  PageCacheModel cache(Options(pages));
+  MakeActive(cache, 0, active);
+  for (uint64_t page = pages; ResidentPages(cache) < pages; ++page) {
+    ReadPage(cache, page);
+  }
+  ReadPage(cache, 3 * pages);
+  return cache.active_pages();
+}
+
+TEST(PageCacheModelTest, InactiveRatioGrowsWithCacheSize) {
+  // 1 GiB on the lists: inactive_ratio = int_sqrt(10 * 1) = 3, so 2.6
+  // active pages per inactive one are balanced and 3.2 are not.
+  const uint64_t gib = uint64_t{1} << 18;
+  EXPECT_EQ(ActiveAfterReclaim(gib, 190000), 190000u);
+  EXPECT_LT(ActiveAfterReclaim(gib, 200000), 200000u);
+}
+
+// ---------------------------------------------------------------------------
+// Refaults.
+
+TEST(PageCacheModelTest, QuickRefaultActivates) {
+  PageCacheModel cache(Options(8));
+  MakeActive(cache, 0, 2);  // clock 2 (two activations)
+  for (uint64_t page = 10; page < 16; ++page) ReadPage(cache, page);
+  ReadPage(cache, 16);  // evicts 10 at clock 2; clock 3
+  ASSERT_FALSE(cache.Contains(kFile, 10));
+  EXPECT_EQ(cache.shadow_entries(), 1u);
+  // Re-reading 10 first evicts 11 (clock 4): distance 4 - 2 = 2 <= 2
+  // active pages, so 10 would have stayed had the active pages been
+  // inactive: it comes back active.
+  ReadPage(cache, 10);
+  EXPECT_EQ(cache.active_pages(), 3u);
+  EXPECT_TRUE(cache.Contains(kFile, 10));
+}
+
+TEST(PageCacheModelTest, LateRefaultStaysInactive) {
+  PageCacheModel cache(Options(8));
+  MakeActive(cache, 0, 2);
+  for (uint64_t page = 10; page < 16; ++page) ReadPage(cache, page);
+  ReadPage(cache, 16);  // evicts 10
+  for (uint64_t page = 20; page < 30; ++page) ReadPage(cache, page);
+  ReadPage(cache, 10);  // distance > 10 > 2 active pages
+  EXPECT_EQ(cache.active_pages(), 2u);
+  EXPECT_TRUE(cache.Contains(kFile, 10));
+}
+
+TEST(PageCacheModelTest, RefaultActivationCanBeSwitchedOff) {
+  PageCacheOptions options = Options(8);
+  options.refault_activation = false;
+  PageCacheModel cache(options);
+  MakeActive(cache, 0, 2);
+  for (uint64_t page = 10; page < 16; ++page) ReadPage(cache, page);
+  ReadPage(cache, 16);
+  ReadPage(cache, 10);
+  EXPECT_EQ(cache.active_pages(), 2u);
+  EXPECT_EQ(cache.shadow_entries(), 0u);
+}
+
+TEST(PageCacheModelTest, ShadowEntriesAreBoundedByCapacity) {
+  PageCacheModel cache(Options(16));
+  for (uint64_t page = 0; page < 1000; ++page) ReadPage(cache, page * 3);
+  EXPECT_EQ(cache.shadow_entries(), 16u);
+}
+
+// ---------------------------------------------------------------------------
+// Read-ahead.
+
+TEST(PageCacheModelTest, FirstReadAtOffsetZeroReadsInitialWindow) {
+  PageCacheModel cache(Options(1024, /*readahead=*/true));
+  const PageAccessResult result = ReadPage(cache, 0);
+  EXPECT_EQ(result.missed_pages, 1u);
+  // get_init_ra_size(1, 32): 1 <= 32 / 32, so 4 x 1 page.
+  EXPECT_EQ(result.readahead_pages, 3u);
+  for (uint64_t page = 0; page < 4; ++page) {
+    EXPECT_TRUE(cache.Contains(kFile, page));
+  }
+  EXPECT_FALSE(cache.Contains(kFile, 4));
+}
+
+TEST(PageCacheModelTest, SequentialReadsRampWindowUpToMaximum) {
+  PageCacheModel cache(Options(1024, /*readahead=*/true));
+  // One-page reads: the window of 4 marks page 1; each marker starts the
+  // next window right after the last one, 4 x while below max/16, then
+  // 2 x, capped at 32: 4, 8, 16, 32, 32.
+  const std::map<uint64_t, uint64_t> resident_after = {
+      {0, 4}, {1, 12}, {4, 28}, {12, 60}, {28, 92}, {60, 124}};
+  for (uint64_t page = 0; page <= 60; ++page) {
+    const PageAccessResult result = ReadPage(cache, page);
+    EXPECT_EQ(result.hit_pages, page == 0 ? 0u : 1u) << page;
+    const auto it = resident_after.find(page);
+    if (it != resident_after.end()) {
+      EXPECT_EQ(ResidentPages(cache), it->second) << page;
+    }
+  }
+}
+
+TEST(PageCacheModelTest, AsyncReadaheadStartsOnlyAtTheMarker) {
+  PageCacheModel cache(Options(1024, /*readahead=*/true));
+  ReadPage(cache, 0);  // pages 0-3, marker on 1
+  ReadPage(cache, 3);
+  EXPECT_EQ(ResidentPages(cache), 4u);
+  const PageAccessResult result = ReadPage(cache, 1);
+  EXPECT_EQ(result.readahead_pages, 8u);
+  EXPECT_EQ(ResidentPages(cache), 12u);
+  ReadPage(cache, 1);  // the marker is gone
+  EXPECT_EQ(ResidentPages(cache), 12u);
+}
+
+TEST(PageCacheModelTest, RandomReadsReadOnlyTheRequestedPages) {
+  PageCacheModel cache(Options(1024, /*readahead=*/true));
+  for (uint64_t page : {100, 50, 200, 400, 7}) {
+    EXPECT_EQ(ReadPage(cache, page).readahead_pages, 0u) << page;
+  }
+  EXPECT_EQ(ResidentPages(cache), 5u);
+  EXPECT_EQ(cache.AccessPages(kFile, 300, 3).readahead_pages, 0u);
+}
+
+TEST(PageCacheModelTest, ResidentRunBeforeAMissStartsAStream) {
+  PageCacheModel cache(Options(1024, /*readahead=*/true));
+  cache.Insert(Block{kFile, 20 * kPageSize, 6 * kPageSize, 0});  // 20-25
+  ReadPage(cache, 500);
+  // Page 26: not after the previous read, but 6 pages before it are
+  // resident, more than the 1 requested: a window of 6 + 1 pages.
+  EXPECT_EQ(ReadPage(cache, 26).readahead_pages, 6u);
+  EXPECT_TRUE(cache.Contains(kFile, 32));
+  EXPECT_FALSE(cache.Contains(kFile, 33));
+}
+
+TEST(PageCacheModelTest, WindowNeverExceedsMaximum) {
+  PageCacheOptions options = Options(4096, /*readahead=*/true);
+  options.max_readahead_pages = 8;
+  PageCacheModel cache(options);
+  uint32_t largest = 0;
+  for (uint64_t page = 0; page < 300; ++page) {
+    largest = std::max(largest, ReadPage(cache, page).readahead_pages);
+  }
+  EXPECT_EQ(largest, 8u);
+}
+
+TEST(PageCacheModelTest, LargeReadIsReadInMaximumWindows) {
+  PageCacheModel cache(Options(4096, /*readahead=*/true));
+  // 64 > 32 pages: a window of 32 with its marker half-way (1016); the
+  // marker reads the next 32 (1032-1063) marking their first page, which
+  // the same read reaches and so reads 1064-1095 ahead.
+  const PageAccessResult result = cache.AccessPages(kFile, 1000, 64);
+  EXPECT_EQ(result.missed_pages, 64u);
+  EXPECT_EQ(result.hit_pages, 0u);
+  EXPECT_EQ(result.readahead_pages, 32u);
+  EXPECT_TRUE(cache.Contains(kFile, 1095));
+  EXPECT_FALSE(cache.Contains(kFile, 1096));
+}
+
+TEST(PageCacheModelTest, ReadaheadStopsAtEndOfFile) {
+  PageCacheModel cache(Options(1024, /*readahead=*/true));
+  cache.SetFileSize(kFile, 2 * kPageSize + 1);  // pages 0-2
+  ReadPage(cache, 0);
+  EXPECT_EQ(ResidentPages(cache), 3u);
+}
+
+TEST(PageCacheModelTest, ReadaheadOffReadsOnlyRequestedPages) {
+  PageCacheModel cache(Options(1024));
+  for (uint64_t page = 0; page < 10; ++page) ReadPage(cache, page);
+  EXPECT_EQ(ResidentPages(cache), 10u);
+  EXPECT_EQ(cache.AccessPages(kFile, 20, 3).missed_pages, 3u);
+  EXPECT_EQ(ResidentPages(cache), 13u);
+}
+
+// ---------------------------------------------------------------------------
+// One list.
+
+// A page LRU written the obvious way.
+class BruteForcePageLru {
+ public:
+  explicit BruteForcePageLru(size_t pages) : capacity_(pages) {}
+
+  bool Read(const Block& block) {
+    bool hit = true;
+    for (uint64_t page = block.first_page(); page <= block.last_page();
+         ++page) {
+      const std::pair<uint64_t, uint64_t> key{block.file_id, page};
+      const auto it = where_.find(key);
+      if (it != where_.end()) {
+        order_.erase(it->second);
+      } else {
+        hit = false;
+      }
+      order_.push_front(key);
+      where_[key] = order_.begin();
+      while (order_.size() > capacity_) {
+        where_.erase(order_.back());
+        order_.pop_back();
+      }
+    }
+    return hit;
+  }
+
+  bool Contains(uint64_t file, uint64_t page) const {
+    return where_.count({file, page}) != 0;
+  }
+
+ private:
+  size_t capacity_;
+  std::list<std::pair<uint64_t, uint64_t>> order_;
+  std::map<std::pair<uint64_t, uint64_t>,
+           std::list<std::pair<uint64_t, uint64_t>>::iterator>
+      where_;
+};
+
+TEST(PageCacheModelTest, OneListWithoutReadaheadIsAPageLru) {
+  PageCacheOptions options = Options(50);
+  options.two_queue = false;
+  PageCacheModel cache(options);
+  BruteForcePageLru expected(50);
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 20000; ++i) {
+    const Block block{rng() % 3, rng() % (40 * kPageSize),
+                      static_cast<uint32_t>(1 + rng() % (2 * kPageSize)), 0};
+    ASSERT_EQ(cache.Read(block), expected.Read(block)) << i;
+  }
+  for (uint64_t file = 0; file < 3; ++file) {
+    for (uint64_t page = 0; page < 42; ++page) {
+      EXPECT_EQ(cache.Contains(file, page), expected.Contains(file, page));
+    }
+  }
+  EXPECT_EQ(ResidentPages(cache), 50u);
+  EXPECT_EQ(cache.active_pages(), 0u);
+}
+
+// ---------------------------------------------------------------------------
+// KernelCache operations.
+
+TEST(PageCacheModelTest, ReadIsAHitOnlyIfEveryPageWasResident) {
+  PageCacheModel cache(Options(16));
+  const Block two_pages{kFile, kPageSize - 100, 200, 0};  // pages 0 and 1
+  EXPECT_EQ(two_pages.page_count(), 2u);
+  ReadPage(cache, 0);
+  EXPECT_FALSE(cache.Read(two_pages));
+  EXPECT_TRUE(cache.Contains(kFile, 1));
+  EXPECT_TRUE(cache.Read(two_pages));
+  // A neighbour that shares page 1 hits without ever being read.
+  EXPECT_TRUE(cache.Read(Block{kFile, kPageSize + 100, 300, 0}));
+}
+
+TEST(PageCacheModelTest, SetCapacityShrinksAtOnce) {
+  PageCacheModel cache(Options(16));
+  for (uint64_t page = 0; page < 16; ++page) ReadPage(cache, page * 2);
+  cache.SetCapacity(8 * kPageSize + 100);  // rounds down to 8 pages
+  EXPECT_EQ(cache.capacity(), 8 * kPageSize);
+  EXPECT_EQ(ResidentPages(cache), 8u);
+  EXPECT_FALSE(cache.Contains(kFile, 14));
+  EXPECT_TRUE(cache.Contains(kFile, 16));
+  EXPECT_LE(cache.shadow_entries(), 8u);
+  cache.SetCapacity(0);
+  EXPECT_EQ(cache.used_bytes(), 0u);
+  EXPECT_FALSE(cache.Read(Block{kFile, 0, 10, 0}));
+  EXPECT_EQ(cache.used_bytes(), 0u);
+}
+
+TEST(PageCacheModelTest, DropRemovesTheBlocksPages) {
+  PageCacheModel cache(Options(16));
+  const Block block{kFile, kPageSize - 10, 20, 0};
+  cache.Read(block);
+  ReadPage(cache, 5);
+  cache.Drop(block);
+  EXPECT_FALSE(cache.Contains(kFile, 0));
+  EXPECT_FALSE(cache.Contains(kFile, 1));
+  EXPECT_TRUE(cache.Contains(kFile, 5));
+  EXPECT_EQ(ResidentPages(cache), 1u);
+  EXPECT_EQ(cache.shadow_entries(), 0u);  // invalidation, not reclaim
+}
+
+TEST(PageCacheModelTest, DropFileForgetsPagesShadowsAndReadahead) {
+  PageCacheModel cache(Options(8, /*readahead=*/true));
+  for (uint64_t page = 0; page < 12; ++page) ReadPage(cache, page, 1);
+  ReadPage(cache, 40, 2);
+  ASSERT_GT(cache.shadow_entries(), 0u);
+  cache.DropFile(1);
+  EXPECT_EQ(ResidentPages(cache), 1u);
+  EXPECT_EQ(cache.shadow_entries(), 0u);
+  EXPECT_TRUE(cache.Contains(2, 40));
+  // The stream state went with the file: page 12 is a random read now.
+  EXPECT_EQ(ReadPage(cache, 12, 1).readahead_pages, 0u);
+  cache.DropFile(99);  // unknown: no effect
+}
+
+TEST(PageCacheModelTest, RejectsOffsetsBeyondFourPebibytes) {
+  PageCacheModel cache(Options(8));
+  EXPECT_THROW(cache.Read(Block{kFile, uint64_t{1} << 60, 10, 0}),
+               InputError);
+}
+
+}  // namespace
+}  // namespace symbiosis

@@ -1,0 +1,129 @@
+#include "symbiosis/block_trace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "symbiosis/error.h"
+#include "symbiosis/workload.h"
+
+namespace symbiosis {
+
+namespace {
+
+void AppendRequest(const DataLayout& layout, uint64_t num_keys,
+                   const KeyRequest& request, std::vector<uint32_t>* out) {
+  const uint64_t first = std::min(request.first_key, num_keys - 1);
+  const uint64_t last =
+      std::min(first + std::max<uint32_t>(request.count, 1) - 1, num_keys - 1);
+  for (uint64_t b = layout.BlockOfKey(first); b <= layout.BlockOfKey(last); b++) {
+    out->push_back(static_cast<uint32_t>(b));
+  }
+}
+
+}  // namespace
+
+BlockTrace TraceFromWorkload(const DataLayout& layout,
+                             std::string_view workload, uint64_t accesses,
+                             uint64_t seed) {
+  if (accesses == 0) {
+    throw InputError("the number of accesses is 0; give a positive count, e.g. 10M");
+  }
+  if (layout.num_blocks() > UINT32_MAX) {
+    throw InputError("the data set has more than 2^32 blocks; use a smaller --data-size or larger blocks");
+  }
+  const bool phased = workload.find('@') != std::string_view::npos ||
+                      workload.find(';') != std::string_view::npos;
+  std::vector<Phase> phases =
+      phased ? ParsePhases(workload) : std::vector<Phase>{Phase{std::string(workload), 0, 0}};
+
+  BlockTrace trace;
+  trace.description = std::string(workload);
+  const uint32_t entry_bytes = layout.options().entry_bytes;
+  for (size_t p = 0; p < phases.size(); p++) {
+    const Phase& phase = phases[p];
+    uint64_t num_keys = layout.num_keys();
+    if (phase.data_bytes != 0) {
+      if (phase.data_bytes > layout.memory_bytes()) {
+        throw InputError("phase " + std::to_string(p + 1) + " ('" + phase.spec +
+                         "') asks for more data than --data-size holds; raise --data-size to the largest phase");
+      }
+      num_keys = std::max<uint64_t>(1, phase.data_bytes / entry_bytes);
+    }
+    std::unique_ptr<Workload> generator =
+        MakeWorkload(phase.spec, num_keys, entry_bytes, seed + p);
+    if (phase.requests != 0) {
+      for (uint64_t r = 0; r < phase.requests; r++) {
+        AppendRequest(layout, num_keys, generator->Next(), &trace.accesses);
+      }
+    } else {
+      const uint64_t target = accesses * (p + 1) / phases.size();
+      while (trace.accesses.size() < target) {
+        AppendRequest(layout, num_keys, generator->Next(), &trace.accesses);
+      }
+    }
+  }
+  trace.blocks.reserve(layout.num_blocks());
+  for (uint64_t b = 0; b < layout.num_blocks(); b++) {
+    trace.blocks.push_back(layout.block(b));
+  }
+  trace.data_bytes = layout.memory_bytes();
+  trace.disk_bytes = layout.stored_bytes();
+  return trace;
+}
+
+BlockTrace TraceFromRecords(const std::vector<TraceRecord>& records,
+                            const TraceLayoutOptions& options) {
+  if (records.empty()) throw InputError("the trace has no records");
+  if (!(options.alpha > 0 && options.alpha <= 1)) {
+    throw InputError("--alpha must be in (0, 1]; it is the compressed/uncompressed size ratio, e.g. 0.5");
+  }
+  // Distinct keys in key order: neighbouring keys become neighbouring blocks.
+  std::vector<uint64_t> keys;
+  keys.reserve(records.size());
+  for (const TraceRecord& r : records) keys.push_back(r.key);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  if (keys.size() > UINT32_MAX) {
+    throw InputError("the trace has more than 2^32 distinct keys; cut it with --max-records");
+  }
+
+  BlockTrace trace;
+  trace.accesses.reserve(records.size());
+  std::vector<uint32_t> mem_size(keys.size(), options.block_bytes);
+  for (size_t i = 0; i < records.size(); i++) {
+    const uint32_t ordinal = static_cast<uint32_t>(
+        std::lower_bound(keys.begin(), keys.end(), records[i].key) - keys.begin());
+    trace.accesses.push_back(ordinal);
+    if (options.block_bytes == 0) {
+      if (records[i].size == 0) {
+        throw InputError("trace record " + std::to_string(i + 1) +
+                         " has no size; give --block-size to use a fixed block size");
+      }
+      // A key's block is the largest size it was read with.
+      mem_size[ordinal] = std::max(mem_size[ordinal], records[i].size);
+    }
+  }
+
+  trace.blocks.resize(keys.size());
+  uint64_t file_id = 0, offset = 0;
+  for (size_t b = 0; b < keys.size(); b++) {
+    const uint32_t mem = std::max<uint32_t>(mem_size[b], 1);
+    const uint32_t disk = std::max<uint32_t>(
+        1, static_cast<uint32_t>(std::llround(options.alpha * mem)));
+    const uint64_t footprint =
+        options.aligned ? (disk + kPageSize - 1) / kPageSize * kPageSize : disk;
+    if (offset > 0 && offset + footprint > options.file_bytes) {
+      file_id++;
+      offset = 0;
+    }
+    trace.blocks[b] = Block{file_id, offset, disk, mem};
+    offset += footprint;
+    trace.data_bytes += mem;
+    trace.disk_bytes += disk;
+  }
+  trace.description = "trace";
+  return trace;
+}
+
+}  // namespace symbiosis

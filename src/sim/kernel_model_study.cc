@@ -1,0 +1,143 @@
+#include "symbiosis/kernel_model_study.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include "symbiosis/error.h"
+#include "symbiosis/page_cache_model.h"
+#include "symbiosis/progress.h"
+#include "symbiosis/sampler.h"
+
+namespace symbiosis {
+
+namespace {
+
+struct ModelSpec {
+  const char* name;
+  KernelModelKind kind;
+  bool readahead;      // only for kLinux
+  uint32_t group;      // 0: unsampled; else sampled in groups of this many blocks
+};
+
+// The models of the study; `group` 0 for G means options.group_blocks.
+std::vector<ModelSpec> Specs(uint32_t group_blocks) {
+  return {
+      {"kernel", KernelModelKind::kLinux, true, 0},
+      {"kernel-nora", KernelModelKind::kLinux, false, 0},
+      {"block-lru", KernelModelKind::kBlockLru, false, 0},
+      {"page-lru", KernelModelKind::kPageLru, false, 0},
+      {"sampled", KernelModelKind::kPageLru, false, 1},
+      {"m-aware", KernelModelKind::kPageLru, false, group_blocks},
+      {"ghost", KernelModelKind::kLinux, true, group_blocks},
+  };
+}
+
+std::unique_ptr<KernelCache> MakeModel(const ModelSpec& spec, uint64_t capacity,
+                                       double rate, uint32_t max_readahead) {
+  const uint64_t scaled = spec.group ? static_cast<uint64_t>(capacity * rate) : capacity;
+  if (spec.kind == KernelModelKind::kBlockLru) return NewBlockLru(scaled);
+  PageCacheOptions page;
+  page.capacity_bytes = scaled;
+  if (spec.group) page.balance_scale = 1 / rate;  // 2Q balance of the full size
+  page.two_queue = spec.kind == KernelModelKind::kLinux;
+  page.readahead = spec.kind == KernelModelKind::kLinux && spec.readahead;
+  page.max_readahead_pages = max_readahead;
+  return std::make_unique<PageCacheModel>(page);
+}
+
+}  // namespace
+
+std::vector<std::string> KernelStudyModels() {
+  std::vector<std::string> names;
+  for (const ModelSpec& s : Specs(1)) names.emplace_back(s.name);
+  return names;
+}
+
+KernelStudyResult RunKernelModelStudy(const BlockTrace& trace,
+                                      const KernelStudyOptions& options) {
+  if (trace.accesses.empty()) {
+    throw InputError("the trace is empty; give a workload with accesses or a non-empty trace file");
+  }
+  if (options.capacities.empty()) {
+    throw InputError("no kernel cache sizes to simulate; give at least one");
+  }
+  for (uint64_t c : options.capacities) {
+    if (c < kPageSize) {
+      throw InputError("kernel cache size " + std::to_string(c) +
+                       " bytes is below one 4 KiB page; give larger sizes");
+    }
+  }
+  if (!(options.warmup >= 0 && options.warmup < 1)) {
+    throw InputError("--warmup must be a fraction in [0, 1), e.g. 0.25");
+  }
+  const uint64_t mean_disk = std::max<uint64_t>(1, trace.disk_bytes / trace.blocks.size());
+  const Sampler single({options.sample_rate, 1, static_cast<uint32_t>(mean_disk)});
+  const Sampler grouped({options.sample_rate, options.group_blocks,
+                         static_cast<uint32_t>(mean_disk)});
+  const std::vector<ModelSpec> specs = Specs(options.group_blocks);
+  const size_t n = trace.accesses.size();
+  const size_t warm = static_cast<size_t>(options.warmup * n);
+  const size_t jobs = specs.size() * options.capacities.size();
+
+  // Which blocks each sampler keeps, decided once.
+  std::vector<bool> in_single(trace.blocks.size()), in_grouped(trace.blocks.size());
+  for (size_t b = 0; b < trace.blocks.size(); b++) {
+    in_single[b] = single.Sampled(trace.blocks[b]);
+    in_grouped[b] = grouped.Sampled(trace.blocks[b]);
+  }
+
+  KernelStudyResult result;
+  result.capacities = options.capacities;
+  result.curves.resize(specs.size());
+  for (size_t m = 0; m < specs.size(); m++) {
+    result.curves[m].model = specs[m].name;
+    result.curves[m].hit_ratio.resize(options.capacities.size());
+  }
+
+  Progress progress("simulating kernel models", jobs, options.progress);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t job; (job = next.fetch_add(1)) < jobs;) {
+      const size_t m = job / options.capacities.size();
+      const size_t c = job % options.capacities.size();
+      const ModelSpec& spec = specs[m];
+      const std::vector<bool>* keep =
+          spec.group == 0 ? nullptr : (spec.group == 1 ? &in_single : &in_grouped);
+      std::unique_ptr<KernelCache> cache = MakeModel(
+          spec, options.capacities[c], options.sample_rate, options.max_readahead_pages);
+      uint64_t reads = 0, hits = 0;
+      for (size_t i = 0; i < n; i++) {
+        const uint32_t b = trace.accesses[i];
+        if (keep != nullptr && !(*keep)[b]) continue;
+        const bool hit = cache->Read(trace.blocks[b]);
+        if (i >= warm) {
+          reads++;
+          hits += hit;
+        }
+      }
+      result.curves[m].hit_ratio[c] = reads ? static_cast<double>(hits) / reads : 0;
+      progress.Advance();
+    }
+  };
+  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
+  threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(jobs));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; t++) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+
+  const std::vector<double>& reference = result.curves[0].hit_ratio;
+  for (KernelCurve& curve : result.curves) {
+    for (size_t c = 0; c < reference.size(); c++) {
+      const double error = std::abs(curve.hit_ratio[c] - reference[c]);
+      curve.mean_abs_error += error / reference.size();
+      curve.max_abs_error = std::max(curve.max_abs_error, error);
+    }
+  }
+  return result;
+}
+
+}  // namespace symbiosis
