@@ -42,6 +42,24 @@ std::vector<std::string_view> SplitOn(std::string_view text, char separator) {
   }
 }
 
+std::string_view TrimNewline(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// A decimal count of at most 19 digits (no overflow), or nullopt.
+std::optional<uint64_t> ParseNumber(std::string_view text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return value;
+}
+
 bool Contains(const std::vector<std::string_view>& list,
               std::string_view item) {
   for (std::string_view entry : list) {
@@ -214,24 +232,15 @@ MemoryCgroup DetectMemoryCgroup() {
 }
 
 std::optional<uint64_t> ParseMemoryLimit(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
-    text.remove_suffix(1);
-  }
+  text = TrimNewline(text);
   if (text == "max") return std::nullopt;
-  uint64_t value = 0;
-  if (text.empty() || text.size() > 20) {
+  std::optional<uint64_t> value = ParseNumber(text);
+  if (!value) {
     throw CgroupError("bad memory limit '" + std::string(text) +
                       "'; expected a byte count or 'max'");
   }
-  for (char c : text) {
-    if (c < '0' || c > '9') {
-      throw CgroupError("bad memory limit '" + std::string(text) +
-                        "'; expected a byte count or 'max'");
-    }
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
   // v1 spells "no limit" as PAGE_COUNTER_MAX pages, just under 2^63.
-  if (value >= (uint64_t{1} << 62)) return std::nullopt;
+  if (*value >= (uint64_t{1} << 62)) return std::nullopt;
   return value;
 }
 
@@ -240,14 +249,9 @@ std::map<std::string, uint64_t> ParseMemoryStat(std::string_view text) {
   for (std::string_view line : SplitLines(text)) {
     size_t space = line.find(' ');
     if (space == std::string_view::npos) continue;
-    std::string_view number = line.substr(space + 1);
-    uint64_t value = 0;
-    bool ok = !number.empty();
-    for (char c : number) {
-      ok = ok && c >= '0' && c <= '9';
-      value = value * 10 + static_cast<uint64_t>(c - '0');
+    if (auto value = ParseNumber(line.substr(space + 1))) {
+      stat[std::string(line.substr(0, space))] = *value;
     }
-    if (ok) stat[std::string(line.substr(0, space))] = value;
   }
   return stat;
 }
@@ -280,7 +284,7 @@ CgroupMemoryUsage ReadMemoryUsage(const MemoryCgroup& cgroup) {
   std::string usage = ReadFileOrThrow(
       cgroup.dir + (v1 ? "/memory.usage_in_bytes" : "/memory.current"));
   CgroupMemoryUsage result;
-  result.usage = ParseMemoryLimit(usage).value_or(0);
+  result.usage = ParseNumber(TrimNewline(usage)).value_or(0);
   result.file = StatValue(stat, v1 ? "total_cache" : "file");
   result.anon = StatValue(stat, v1 ? "total_rss" : "anon");
   result.active_file = StatValue(stat, v1 ? "total_active_file" : "active_file");

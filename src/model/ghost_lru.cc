@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 #include <vector>
 
 #include "model/slot_index.h"
@@ -33,8 +34,8 @@ namespace symbiosis {
 
 namespace {
 
-// Sums over a growing array of uint64 values: point updates and prefix
-// sums in O(log n). Arithmetic is modulo 2^64, so transient wraps cancel.
+// Sums over an array of uint64 values: point updates and prefix sums in
+// O(log n). Arithmetic is modulo 2^64, so transient wraps cancel.
 class FenwickTree {
  public:
   // Makes the tree over `values` (consumed).
@@ -92,6 +93,7 @@ class FenwickTree {
 //  - block_sums_ holds the bytes of the slots of each block of kBlock.
 //  - tracked_bytes_ is the bytes of all slots, and <= capacity_ between
 //    calls.
+// Timestamps are 32-bit, so at most 2^31 entries are tracked.
 class GhostLru::Rep {
  public:
   explicit Rep(uint64_t capacity) : capacity_(capacity) { Reset(); }
