@@ -78,17 +78,26 @@ def _nonnegative(what: str) -> Callable[[str], float]:
     return parse
 
 
-def _positive_int(what: str) -> Callable[[str], int]:
+def _int_at_least(what: str, low: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise _native.InputError(f"{what}: '{text}' is not a whole number")
-        if value <= 0:
-            raise _native.InputError(f"{what}: {text} must be at least 1")
+        if value < low or value >= 1 << 64:
+            raise _native.InputError(f"{what}: {text} must be a whole number >= {low}")
         return value
     parse.__name__ = "int"
     return parse
+
+
+def _positive_int(what: str) -> Callable[[str], int]:
+    return _int_at_least(what, 1)
+
+
+def _block_size(text: str) -> int:
+    """A size, or 'trace': each key's block is the largest size the trace gives it."""
+    return 0 if text == "trace" else parse_bytes(text, "--block-size")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -120,7 +129,8 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
                      help="uncompressed data size D_u (default: 2GiB)")
     src.add_argument("--accesses", type=_count("--accesses"), default=0,
                      help="block accesses to simulate (default: 20 per block)")
-    src.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
+    src.add_argument("--seed", type=_int_at_least("--seed", 0), default=1,
+                     help="random seed (default: 1)")
     src.add_argument("--trace", default=None, help="replay a trace file instead of a workload")
     src.add_argument("--format", dest="trace_format", default="oracleGeneral",
                      help="trace format: oracleGeneral, csv or txt (default: %(default)s)")
@@ -132,8 +142,9 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
     lay = p.add_argument_group("data layout")
     lay.add_argument("--alpha", type=_fraction("--alpha", True, False), default=0.5,
                      help="compression ratio D_c/D_u in (0, 1] (default: 0.5)")
-    lay.add_argument("--block-size", type=_bytes("--block-size"), default=4096,
-                     help="uncompressed block size (default: 4KiB, LevelDB's)")
+    lay.add_argument("--block-size", type=_block_size, default=4096,
+                     help="uncompressed block size (default: 4KiB, LevelDB's); with --trace, "
+                          "'trace' takes each key's size from the trace")
     lay.add_argument("--entry-size", type=_bytes("--entry-size"), default=128,
                      help="bytes per key-value entry (default: 128)")
     lay.add_argument("--file-size", type=_bytes("--file-size"), default=2 << 20,
@@ -160,7 +171,8 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
                             "cache leave the kernel cache and return on eviction")
     cache.add_argument("--warmup", type=_fraction("--warmup", False, True), default=0.25,
                        help="leading fraction of accesses not counted (default: 0.25)")
-    cache.add_argument("--threads", type=int, default=0, help="worker threads (default: one per core)")
+    cache.add_argument("--threads", type=_int_at_least("--threads", 0), default=0,
+                       help="worker threads (default: 0, one per core)")
 
     out = p.add_argument_group("output")
     out.add_argument("--json", default=None, help="write the full result as JSON to this file")
@@ -169,6 +181,8 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
 
 
 def _sim_config(args: argparse.Namespace) -> SimConfig:
+    if args.block_size == 0 and not args.trace:
+        raise _native.InputError("--block-size trace needs --trace; give a size such as 4KiB")
     workload = args.phases if args.phases else args.workload
     return SimConfig(
         workload=workload, data_bytes=args.data_size, memory_bytes=args.memory,
@@ -313,11 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="G, blocks per sampling group (default: 32)")
     km.add_argument("--accesses", type=_count("--accesses"), default=0,
                     help="block reads (default: 20 per block)")
-    km.add_argument("--seed", type=int, default=1)
+    km.add_argument("--seed", type=_int_at_least("--seed", 0), default=1)
     km.add_argument("--max-readahead", type=_positive_int("--max-readahead"), default=32,
                     help="read-ahead window limit in pages (default: 32)")
     km.add_argument("--warmup", type=_fraction("--warmup", False, True), default=0.25)
-    km.add_argument("--threads", type=int, default=0)
+    km.add_argument("--threads", type=_int_at_least("--threads", 0), default=0)
     km.add_argument("--trace", default=None, help="replay a trace file instead")
     km.add_argument("--format", dest="trace_format", default="oracleGeneral")
     km.add_argument("--columns", default="")

@@ -84,6 +84,13 @@ BAD_INPUTS = [
     (["--warmup", "1"], "--warmup"),
     (["--kernel-model", "zfs"], "kernel-model"),
     (["--phases", "uniform@1GiB*1M;zipfian@99GiB*1M"], "phase"),
+    (["--threads", "-1"], "--threads"),
+    (["--seed", "-1"], "--seed"),
+    (["--entry-size", "8KiB"], "entry"),
+    (["--file-size", "1KiB"], "file"),
+    (["--block-size", "trace"], "trace"),
+    (["--accesses", "many"], "--accesses"),
+    (["--workload", "hotspot:hot_keys=2"], "hot_keys"),
 ]
 
 
@@ -115,6 +122,19 @@ def test_bad_trace_files(tmp_path):
     empty.write_bytes(b"")
     proc = run_cli("sim", "--trace", str(empty), "--quiet", check=False)
     assert proc.returncode == 2 and "empty.bin" in proc.stderr
+
+    bad_format = run_cli("sim", "--trace", str(empty), "--format", "parquet", "--quiet",
+                         check=False)
+    assert bad_format.returncode == 2 and "parquet" in bad_format.stderr
+
+    csv = tmp_path / "t.csv"
+    csv.write_text("1,4096\n2,4096\n")
+    bad_columns = run_cli("sim", "--trace", str(csv), "--format", "csv", "--columns",
+                          "key=x", "--quiet", check=False)
+    assert bad_columns.returncode == 2 and "key" in bad_columns.stderr
+    missing_column = run_cli("sim", "--trace", str(csv), "--format", "csv", "--columns",
+                             "key=1,size=3", "--block-size", "trace", "--quiet", check=False)
+    assert missing_column.returncode == 2 and "record 1" in missing_column.stderr
 
     text = tmp_path / "keys.txt"
     text.write_text("1\n2\nthree\n")
