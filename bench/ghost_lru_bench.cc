@@ -1,13 +1,18 @@
-// ghost_lru_bench: GhostLru throughput and memory on a scrambled zipfian
-// trace (YCSB's generator, theta 0.99) of 4 KiB blocks.
+// ghost_lru_bench: hit-curve construction and GhostLru throughput and
+// memory on a scrambled zipfian trace (YCSB's generator, theta 0.99) of
+// 4 KiB blocks.
 //
 //   ghost_lru_bench [--accesses N] [--keys K] [--repeats R]
 //
-// Prints accesses/s of each repeat (wall clock and CPU time of the thread;
-// on a shared machine the CPU figure is the stabler one) and the medians,
-// bytes of heap per
-// tracked entry, and the hit ratio at a few capacities (a checksum that
-// also keeps the work observable). The trace is generated before timing.
+// Each repeat times three ways to the same stack distances, on a trace
+// generated before timing:
+//   curve:  BuildHitCurve, the whole hit curve (the headline figure);
+//   batch:  GhostLru::AccessBatch, the distances only;
+//   access: GhostLru::Access, one call per access, as an online user does.
+// Prints accesses/s of each (wall clock and CPU time of the thread; on a
+// shared machine the CPU figure is the stabler one) and their medians,
+// bytes of heap per tracked entry, and the hit ratio at a few capacities
+// by each path (a checksum that also keeps the work observable).
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +28,7 @@
 
 #include "symbiosis/ghost_lru.h"
 #include "symbiosis/hash.h"
+#include "symbiosis/hit_curve.h"
 
 namespace symbiosis {
 namespace {
@@ -72,6 +78,28 @@ uint64_t FlagValue(int argc, char** argv, const char* name, uint64_t value) {
   return value;
 }
 
+// Accesses/s of each repeat, by wall clock and by CPU time.
+struct Rates {
+  std::vector<double> wall, cpu;
+};
+
+// Runs `work` and records its rate over `accesses`.
+template <typename Work>
+void Time(uint64_t accesses, Rates* rates, const Work& work) {
+  const double cpu_start = ThreadCpuSeconds();
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  const std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - start;
+  rates->wall.push_back(accesses / elapsed.count());
+  rates->cpu.push_back(accesses / (ThreadCpuSeconds() - cpu_start));
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 int Main(int argc, char** argv) {
   const uint64_t accesses = FlagValue(argc, argv, "--accesses", 10'000'000);
   const uint64_t keys = FlagValue(argc, argv, "--keys", 1'000'000);
@@ -81,47 +109,70 @@ int Main(int argc, char** argv) {
   ZipfianRanks ranks(keys, 0.99, 42);
   std::vector<uint64_t> trace(accesses);
   for (uint64_t& key : trace) key = Mix64(ranks.Next());
+  const std::vector<uint32_t> sizes(accesses, kBlockBytes);
 
   const std::vector<uint64_t> capacities = {keys / 100 * kBlockBytes,
                                             keys / 10 * kBlockBytes,
                                             keys / 2 * kBlockBytes};
-  std::vector<double> rates, cpu_rates;
-  std::vector<uint64_t> hits(capacities.size());
+  const char* const kPaths[] = {"curve", "batch", "access"};
+  Rates rates[3];
+  // hits[path][capacity], of the last repeat.
+  std::vector<std::vector<uint64_t>> hits(3, std::vector<uint64_t>(capacities.size()));
+  std::vector<uint64_t> distances(accesses);
   size_t entries = 0, memory = 0;
   for (uint64_t r = 0; r < repeats; ++r) {
-    GhostLru ghost;
-    std::fill(hits.begin(), hits.end(), 0);
-    const double cpu_start = ThreadCpuSeconds();
-    const auto start = std::chrono::steady_clock::now();
-    for (uint64_t key : trace) {
-      const uint64_t distance = ghost.Access(key, kBlockBytes);
-      for (size_t i = 0; i < capacities.size(); ++i) hits[i] += distance <= capacities[i];
+    HitCurve curve;
+    Time(accesses, &rates[0], [&] {
+      curve = BuildHitCurve(trace.data(), sizes.data(), accesses);
+    });
+    for (size_t i = 0; i < capacities.size(); ++i) {
+      hits[0][i] = static_cast<uint64_t>(curve.HitRatio(capacities[i]) * accesses + 0.5);
     }
-    const std::chrono::duration<double> elapsed =
-        std::chrono::steady_clock::now() - start;
-    rates.push_back(accesses / elapsed.count());
-    cpu_rates.push_back(accesses / (ThreadCpuSeconds() - cpu_start));
+
+    Time(accesses, &rates[1], [&] {
+      GhostLru ghost;
+      ghost.AccessBatch(trace.data(), sizes.data(), accesses, distances.data());
+    });
+    std::fill(hits[1].begin(), hits[1].end(), 0);
+    for (uint64_t distance : distances) {
+      for (size_t i = 0; i < capacities.size(); ++i) hits[1][i] += distance <= capacities[i];
+    }
+
+    GhostLru ghost;
+    std::fill(hits[2].begin(), hits[2].end(), 0);
+    Time(accesses, &rates[2], [&] {
+      for (uint64_t key : trace) {
+        const uint64_t distance = ghost.Access(key, kBlockBytes);
+        for (size_t i = 0; i < capacities.size(); ++i) hits[2][i] += distance <= capacities[i];
+      }
+    });
     entries = ghost.entries();
     memory = ghost.MemoryUsage();
-    std::printf("repeat %llu: %.2f M accesses/s wall, %.2f M/s CPU\n",
-                static_cast<unsigned long long>(r + 1), rates.back() / 1e6,
-                cpu_rates.back() / 1e6);
+
+    std::printf("repeat %llu:", static_cast<unsigned long long>(r + 1));
+    for (int p = 0; p < 3; ++p) {
+      std::printf(" %s %.2f/%.2f", kPaths[p], rates[p].cpu.back() / 1e6,
+                  rates[p].wall.back() / 1e6);
+    }
+    std::printf(" M accesses/s (CPU/wall)\n");
   }
-  std::sort(rates.begin(), rates.end());
-  std::sort(cpu_rates.begin(), cpu_rates.end());
-  std::printf("median CPU: %.2f M accesses/s\n",
-              cpu_rates[cpu_rates.size() / 2] / 1e6);
-  std::sort(rates.begin(), rates.end());
-  std::printf("median wall: %.2f M accesses/s (%llu accesses, %llu keys, zipfian 0.99)\n",
-              rates[rates.size() / 2] / 1e6,
+  std::printf("%llu accesses, %llu keys, zipfian 0.99, %llu repeats:\n",
               static_cast<unsigned long long>(accesses),
-              static_cast<unsigned long long>(keys));
+              static_cast<unsigned long long>(keys),
+              static_cast<unsigned long long>(repeats));
+  for (int p = 0; p < 3; ++p) {
+    std::printf("median %-6s %6.2f M accesses/s CPU, %6.2f wall\n", kPaths[p],
+                Median(rates[p].cpu) / 1e6, Median(rates[p].wall) / 1e6);
+  }
   std::printf("memory: %.1f bytes per tracked entry (%zu entries, %zu bytes)\n",
               static_cast<double>(memory) / entries, entries, memory);
   for (size_t i = 0; i < capacities.size(); ++i) {
-    std::printf("hit ratio at %llu blocks: %.4f\n",
-                static_cast<unsigned long long>(capacities[i] / kBlockBytes),
-                static_cast<double>(hits[i]) / accesses);
+    std::printf("hit ratio at %llu blocks:",
+                static_cast<unsigned long long>(capacities[i] / kBlockBytes));
+    for (int p = 0; p < 3; ++p) {
+      std::printf(" %s %.4f", kPaths[p], static_cast<double>(hits[p][i]) / accesses);
+    }
+    std::printf("\n");
   }
   return 0;
 }

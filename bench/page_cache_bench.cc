@@ -1,14 +1,23 @@
 // page_cache_bench: page accesses per second of the kernel page-cache
 // model, and its memory per resident page.
 //
-// Usage: page_cache_bench [--cache_pages=N] [--accesses=N]
+// Usage: page_cache_bench [--cache_pages=N] [--accesses=N] [--repeats=N]
 //
-// Each case reads one page per call over 16 files holding twice as many
-// pages as the cache (so about half the reads miss and evict), after a
-// warm-up pass that fills the cache. Patterns: random pages, and each file
-// read front to back in turn. Models: "linux" (two lists, refault
-// activation, read-ahead) and "lru" (one list, no read-ahead). Throughput
-// counts requested pages, not read-ahead pages; the median of 5 runs.
+// Without --cache_pages it runs two caches: 32768 pages (128 MiB, an 8 GiB
+// budget sampled at 1/64) and 262144 pages (1 GiB, what the offline
+// simulator replays unsampled). Each case reads over data twice as large as
+// the cache (so about half the reads miss and evict), after a warm-up pass
+// that fills the cache:
+//  - random, sequential: one-page reads over 16 files, random pages or
+//    each file front to back in turn;
+//  - blocks: random reads of whole blocks of a DataLayout (about 2 KiB
+//    compressed blocks packed back to back, so most start mid-page and some
+//    span two pages) through KernelCache::Read, as the simulator replays a
+//    trace; "blocks+pf" also calls KernelCache::Prefetch for the block
+//    read kPrefetchDistance reads later, as the simulator's replay loops do.
+// Models: "linux" (two lists, refault activation, read-ahead) and "lru"
+// (one list, no read-ahead). Throughput counts the pages the reads request,
+// not read-ahead pages; the median of --repeats runs (default 5).
 
 #include <algorithm>
 #include <chrono>
@@ -19,21 +28,32 @@
 #include <vector>
 
 #include "symbiosis/hash.h"
+#include "symbiosis/layout.h"
 #include "symbiosis/page_cache_model.h"
 
 namespace symbiosis {
 namespace {
 
-constexpr int kRepeats = 5;
 constexpr uint64_t kFiles = 16;
+constexpr uint64_t kPrefetchDistance = 8;  // as in the simulator's replays
 
 struct Config {
-  // 128 MiB modelled: an 8 GiB budget sampled at R = 1/64.
-  uint64_t cache_pages = 32768;
+  uint64_t cache_pages = 0;  // 0: both default sizes
   uint64_t accesses = 4000000;
+  uint64_t repeats = 5;
 };
 
-enum class Pattern { kRandom, kSequential };
+enum class Pattern { kRandom, kSequential, kBlocks, kBlocksPrefetch };
+
+const char* PatternName(Pattern pattern) {
+  switch (pattern) {
+    case Pattern::kRandom: return "random";
+    case Pattern::kSequential: return "sequential";
+    case Pattern::kBlocks: return "blocks";
+    case Pattern::kBlocksPrefetch: return "blocks+pf";
+  }
+  return "";
+}
 
 // Page number `i` of the pattern over `pages` pages spread over kFiles.
 struct Access {
@@ -57,14 +77,31 @@ struct Result {
   double hit_ratio;
 };
 
-Result RunOnce(const Config& config, Pattern pattern, bool linux_model) {
+PageCacheOptions Options(uint64_t cache_pages, bool linux_model) {
   PageCacheOptions options;
-  options.capacity_bytes = config.cache_pages * kPageSize;
+  options.capacity_bytes = cache_pages * kPageSize;
   options.two_queue = linux_model;
   options.refault_activation = linux_model;
   options.readahead = linux_model;
-  PageCacheModel cache(options);
-  const uint64_t pages = 2 * config.cache_pages;
+  return options;
+}
+
+Result Finish(const PageCacheModel& cache, uint64_t page_accesses,
+              uint64_t hits, uint64_t reads,
+              std::chrono::steady_clock::time_point start) {
+  const std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - start;
+  const uint64_t resident =
+      std::max<uint64_t>(cache.used_bytes() / kPageSize, 1);
+  return {page_accesses / elapsed.count(),
+          static_cast<double>(cache.MemoryUsage()) / resident,
+          static_cast<double>(hits) / reads};
+}
+
+Result RunPages(const Config& config, uint64_t cache_pages, Pattern pattern,
+                bool linux_model) {
+  PageCacheModel cache(Options(cache_pages, linux_model));
+  const uint64_t pages = 2 * cache_pages;
   for (uint64_t i = 0; i < pages; ++i) {  // warm-up
     const Access a = Nth(pattern, i, pages);
     cache.AccessPages(a.file, a.page, 1);
@@ -75,40 +112,75 @@ Result RunOnce(const Config& config, Pattern pattern, bool linux_model) {
     const Access a = Nth(pattern, i, pages);
     hits += cache.AccessPages(a.file, a.page, 1).hit_pages;
   }
-  const std::chrono::duration<double> elapsed =
-      std::chrono::steady_clock::now() - start;
-  const uint64_t resident =
-      std::max<uint64_t>(cache.used_bytes() / kPageSize, 1);
-  return {config.accesses / elapsed.count(),
-          static_cast<double>(cache.MemoryUsage()) / resident,
-          static_cast<double>(hits) / config.accesses};
+  return Finish(cache, config.accesses, hits, config.accesses, start);
 }
 
-void Run(const Config& config) {
-  std::printf("cache %llu pages, %llu pages in %llu files, %llu one-page "
-              "reads per run, median of %d runs\n",
-              static_cast<unsigned long long>(config.cache_pages),
-              static_cast<unsigned long long>(2 * config.cache_pages),
+// Random block reads; runs until `config.accesses` pages were requested.
+Result RunBlocks(const Config& config, uint64_t cache_pages,
+                 const DataLayout& layout, bool prefetch) {
+  PageCacheModel cache(Options(cache_pages, /*linux_model=*/true));
+  KernelCache& kernel = cache;
+  const uint64_t blocks = layout.num_blocks();
+  for (uint64_t b = 0; b < blocks; ++b) kernel.Read(layout.block(b));
+  // The block of the i-th timed read.
+  auto nth = [&](uint64_t i) -> const Block& {
+    return layout.block(Mix64(i) % blocks);
+  };
+  uint64_t pages = 0, hits = 0, reads = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; pages < config.accesses; ++i) {
+    if (prefetch) kernel.Prefetch(nth(i + kPrefetchDistance));
+    const Block& block = nth(i);
+    hits += kernel.Read(block);
+    pages += block.page_count();
+    ++reads;
+  }
+  return Finish(cache, pages, hits, reads, start);
+}
+
+void Run(const Config& config, uint64_t cache_pages) {
+  LayoutOptions layout_options;  // about 2 KiB per block on disk
+  layout_options.data_bytes = 4 * cache_pages * kPageSize;
+  const DataLayout layout(layout_options);
+  std::printf("cache %llu pages; one-page reads over %llu pages in %llu "
+              "files, blocks: %llu blocks of ~2 KiB in %llu MiB; %llu page "
+              "accesses per run, median of %llu runs\n",
+              static_cast<unsigned long long>(cache_pages),
+              static_cast<unsigned long long>(2 * cache_pages),
               static_cast<unsigned long long>(kFiles),
-              static_cast<unsigned long long>(config.accesses), kRepeats);
+              static_cast<unsigned long long>(layout.num_blocks()),
+              static_cast<unsigned long long>(layout.disk_bytes() >> 20),
+              static_cast<unsigned long long>(config.accesses),
+              static_cast<unsigned long long>(config.repeats));
   std::printf("%-7s %-11s %16s %12s %16s\n", "model", "pattern",
               "accesses/s", "hit ratio", "bytes/res.page");
-  for (bool linux_model : {true, false}) {
-    for (Pattern pattern : {Pattern::kRandom, Pattern::kSequential}) {
-      std::vector<Result> runs;
-      for (int r = 0; r < kRepeats; ++r) {
-        runs.push_back(RunOnce(config, pattern, linux_model));
-      }
-      std::sort(runs.begin(), runs.end(), [](const Result& a, const Result& b) {
-        return a.accesses_per_second < b.accesses_per_second;
-      });
-      const Result& median = runs[kRepeats / 2];
-      std::printf("%-7s %-11s %16.0f %12.3f %16.1f\n",
-                  linux_model ? "linux" : "lru",
-                  pattern == Pattern::kRandom ? "random" : "sequential",
-                  median.accesses_per_second, median.hit_ratio,
-                  median.bytes_per_resident_page);
+  struct Case {
+    bool linux_model;
+    Pattern pattern;
+  };
+  for (const Case& c : {Case{true, Pattern::kRandom},
+                        Case{true, Pattern::kSequential},
+                        Case{true, Pattern::kBlocks},
+                        Case{true, Pattern::kBlocksPrefetch},
+                        Case{false, Pattern::kRandom},
+                        Case{false, Pattern::kSequential}}) {
+    std::vector<Result> runs;
+    for (uint64_t r = 0; r < config.repeats; ++r) {
+      runs.push_back(
+          c.pattern == Pattern::kBlocks || c.pattern == Pattern::kBlocksPrefetch
+              ? RunBlocks(config, cache_pages, layout,
+                          c.pattern == Pattern::kBlocksPrefetch)
+              : RunPages(config, cache_pages, c.pattern, c.linux_model));
     }
+    std::sort(runs.begin(), runs.end(), [](const Result& a, const Result& b) {
+      return a.accesses_per_second < b.accesses_per_second;
+    });
+    const Result& median = runs[runs.size() / 2];
+    std::printf("%-7s %-11s %16.0f %12.3f %16.1f\n",
+                c.linux_model ? "linux" : "lru", PatternName(c.pattern),
+                median.accesses_per_second, median.hit_ratio,
+                median.bytes_per_resident_page);
+    std::fflush(stdout);
   }
 }
 
@@ -127,14 +199,21 @@ int main(int argc, char** argv) {
   symbiosis::Config config;
   for (int i = 1; i < argc; ++i) {
     if (!symbiosis::ParseFlag(argv[i], "--cache_pages", &config.cache_pages) &&
-        !symbiosis::ParseFlag(argv[i], "--accesses", &config.accesses)) {
+        !symbiosis::ParseFlag(argv[i], "--accesses", &config.accesses) &&
+        !symbiosis::ParseFlag(argv[i], "--repeats", &config.repeats)) {
       std::fprintf(stderr,
                    "page_cache_bench: bad argument '%s'; usage: "
-                   "page_cache_bench [--cache_pages=N] [--accesses=N]\n",
+                   "page_cache_bench [--cache_pages=N] [--accesses=N] "
+                   "[--repeats=N]\n",
                    argv[i]);
       return 2;
     }
   }
-  symbiosis::Run(config);
+  if (config.cache_pages != 0) {
+    symbiosis::Run(config, config.cache_pages);
+  } else {
+    symbiosis::Run(config, 32768);
+    symbiosis::Run(config, 262144);
+  }
   return 0;
 }

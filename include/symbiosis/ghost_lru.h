@@ -47,6 +47,14 @@ class GhostLru {
   // REQUIRES: bytes > 0.
   uint64_t Access(uint64_t key, uint64_t bytes);
 
+  // Same as Access(keys[i], sizes[i]) for i = 0, ..., n-1 in turn, with
+  // the results stored in distances[i], but faster when the ghost is
+  // larger than the CPU caches: it starts loading the state of the next
+  // few keys while it updates the current one.
+  // REQUIRES: sizes[i] > 0; distances holds n values.
+  void AccessBatch(const uint64_t* keys, const uint32_t* sizes, size_t n,
+                   uint64_t* distances);
+
   // Forgets `key` (e.g. its file was deleted). No effect if absent.
   void Erase(uint64_t key);
 

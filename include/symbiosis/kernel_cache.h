@@ -29,6 +29,12 @@ class KernelCache {
   // missing is brought in, plus whatever the model reads ahead.
   virtual bool Read(const Block& block) = 0;
 
+  // A hint that `block` will be read soon: a trace replay that knows its
+  // future reads calls this a few reads ahead, so that the model's memory
+  // for the block is on its way to the CPU cache by then. Changes nothing
+  // the model does; the default does nothing.
+  virtual void Prefetch(const Block& block) const {}
+
   // Makes the block resident without counting an access (an exclusive
   // hierarchy demotes blocks evicted from the application cache this way).
   virtual void Insert(const Block& block) = 0;

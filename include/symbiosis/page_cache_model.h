@@ -75,12 +75,18 @@ class PageCacheModel final : public KernelCache {
   // Whether a page is resident now (does not count as an access).
   bool Contains(uint64_t file_id, uint64_t page) const;
 
+  // A hint that a read starting at `first_page` of the file comes soon:
+  // starts loading the index buckets that read looks up first. Changes no
+  // state; a trace replay calls it a few reads ahead.
+  void Prefetch(uint64_t file_id, uint64_t first_page) const;
+
   // Optional: the file's size, so read-ahead stops at its last page as
   // Linux does. Without it read-ahead may run past the end of the file.
   void SetFileSize(uint64_t file_id, uint64_t bytes);
 
   // KernelCache.
   bool Read(const Block& block) override;
+  void Prefetch(const Block& block) const override;
   void Insert(const Block& block) override;
   void Drop(const Block& block) override;
   void DropFile(uint64_t file_id) override;

@@ -9,41 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "testing/test_support.h"
+
 namespace symbiosis {
 namespace {
 
+using testing::ListLru;
+
 constexpr uint64_t kCold = GhostLru::kColdMiss;
-
-// A byte LRU cache as a textbook list: insert at the front, evict from the
-// back while over capacity (an object larger than the cache evicts itself).
-class ListLru {
- public:
-  explicit ListLru(uint64_t capacity) : capacity_(capacity) {}
-
-  bool Access(uint64_t key, uint64_t size) {
-    auto it = where_.find(key);
-    const bool hit = it != where_.end();
-    if (hit) {
-      used_ -= it->second->second;
-      order_.erase(it->second);
-    }
-    order_.emplace_front(key, size);
-    where_[key] = order_.begin();
-    used_ += size;
-    while (used_ > capacity_) {
-      used_ -= order_.back().second;
-      where_.erase(order_.back().first);
-      order_.pop_back();
-    }
-    return hit;
-  }
-
- private:
-  uint64_t capacity_;
-  uint64_t used_ = 0;
-  std::list<std::pair<uint64_t, uint64_t>> order_;  // (key, size), MRU first
-  std::unordered_map<uint64_t, decltype(order_)::iterator> where_;
-};
 
 // The recency stack itself: the distance of an access is the sum of the
 // sizes above the key plus the key's stored (previous) size.
@@ -234,6 +207,56 @@ TEST(GhostLruTest, LongTracesStayExactThroughCompaction) {
   }
   EXPECT_EQ(mismatches, 0u);
   EXPECT_LE(ghost.entries(), 220u);
+}
+
+// AccessBatch looks keys up ahead of the one it updates; the answers must
+// not depend on it. Keys repeat inside the look-ahead window (a universe
+// of 60 keys, later 600), sizes change at every access, batches of every
+// length up to past the window are interleaved with erasures and
+// compactions, and the ghost may be bounded. The reference is the list
+// stack (a bounded ghost is exact up to its capacity) and Access.
+TEST(GhostLruTest, AccessBatchEqualsAccessOneByOne) {
+  for (const uint64_t capacity : {GhostLru::kUnbounded, uint64_t{300000}}) {
+    std::mt19937_64 rng(capacity);
+    GhostLru batched(capacity), single(capacity);
+    ListStack stack;
+    size_t mismatches = 0, hits = 0, forgotten = 0;
+    for (int round = 0; round < 1500; ++round) {
+      const size_t n = round % 41;
+      std::vector<uint64_t> keys(n), distances(n, 12345);
+      std::vector<uint32_t> sizes(n);
+      for (size_t i = 0; i < n; ++i) {
+        keys[i] = round < 750 ? rng() % 60 : rng() % 600;
+        sizes[i] = static_cast<uint32_t>(1 + rng() % 20000);
+      }
+      batched.AccessBatch(keys.data(), sizes.data(), n, distances.data());
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t exact = stack.Access(keys[i], sizes[i]);
+        mismatches += distances[i] != single.Access(keys[i], sizes[i]);
+        if (distances[i] != kCold) {
+          ++hits;
+          mismatches += distances[i] != exact;
+        }
+        forgotten += distances[i] == kCold && exact != kCold;
+      }
+      if (round % 50 == 49) {
+        const uint64_t key = rng() % 60;
+        batched.Erase(key);
+        single.Erase(key);
+        stack.Erase(key);
+      }
+      ASSERT_EQ(batched.entries(), single.entries());
+      ASSERT_EQ(batched.tracked_bytes(), single.tracked_bytes());
+    }
+    EXPECT_EQ(mismatches, 0u) << capacity;
+    EXPECT_GT(hits, 5000u);
+    if (capacity != GhostLru::kUnbounded) {
+      EXPECT_GT(forgotten, 1000u);  // the bound was exercised
+    }
+  }
+  GhostLru ghost;
+  ghost.AccessBatch(nullptr, nullptr, 0, nullptr);
+  EXPECT_EQ(ghost.entries(), 0u);
 }
 
 TEST(GhostLruTest, MemoryPerEntryStaysUnder64Bytes) {

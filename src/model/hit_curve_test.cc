@@ -77,5 +77,35 @@ TEST(HitCurveTest, MatchesDirectCountingOverAGhostTrace) {
   }
 }
 
+// BuildHitCurve equals adding the distances of Access one by one: sizes
+// with many significant bits (several radix passes), equal sizes (low bits
+// all zero), a bounded ghost, and nothing at all.
+TEST(HitCurveTest, BuildHitCurveEqualsAddingEachAccess) {
+  std::mt19937_64 rng(4);
+  for (const uint32_t max_size : {uint32_t{4000000000}, uint32_t{1}}) {
+    for (const uint64_t capacity : {GhostLru::kUnbounded, uint64_t{1} << 36}) {
+      std::vector<uint64_t> keys;
+      std::vector<uint32_t> sizes;
+      for (int i = 0; i < 30000; ++i) {
+        keys.push_back(rng() % (1 + i / 10));
+        sizes.push_back(max_size == 1 ? 4096 : static_cast<uint32_t>(1 + rng() % max_size));
+      }
+      GhostLru ghost(capacity);
+      HitCurve expected;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        expected.Add(ghost.Access(keys[i], sizes[i]));
+      }
+      const HitCurve built =
+          BuildHitCurve(keys.data(), sizes.data(), keys.size(), capacity);
+      EXPECT_EQ(built.total_weight(), expected.total_weight());
+      EXPECT_EQ(built.Points(), expected.Points()) << max_size << " " << capacity;
+      EXPECT_GT(built.Points().size(), 100u);
+    }
+  }
+  const HitCurve empty = BuildHitCurve(nullptr, nullptr, 0);
+  EXPECT_EQ(empty.total_weight(), 0);
+  EXPECT_TRUE(empty.Points().empty());
+}
+
 }  // namespace
 }  // namespace symbiosis

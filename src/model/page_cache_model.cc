@@ -6,7 +6,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/slot_index.h"
 #include "symbiosis/error.h"
 #include "symbiosis/hash.h"
 
@@ -34,20 +33,138 @@ enum List : uint8_t { kInactive = 0, kActive = 1, kShadows = 2, kFree = 3 };
 constexpr uint32_t kListHeads = 3;
 constexpr uint32_t kNoSlot = UINT32_MAX;
 
-// Page flags, named after the kernel's.
+// Page flags, kept in the index (below). The first two are the kernel's.
 constexpr uint8_t kReferenced = 1;  // PG_referenced
 constexpr uint8_t kReadahead = 2;   // PG_readahead: touching it starts async RA
+constexpr uint8_t kNew = 4;         // added by the read in progress
+constexpr uint8_t kShadow = 8;      // evicted: the bucket is a shadow entry
 
+// GCC deems __builtin_prefetch free of side effects, so it treats a
+// function that only prefetches as pure and deletes calls to it (the
+// public Prefetch included). The empty volatile asm is a side effect that
+// keeps the prefetch; it emits no instruction.
+inline void PrefetchLine(const void* address) {
+  __builtin_prefetch(address);
+  asm volatile("" : : "r"(address));
+}
+
+// A shadow's stamp keeps the low 56 bits of the eviction clock; refault
+// distances are taken modulo 2^56, exact below 2^56 ticks (centuries of
+// evictions at the model's speed).
+constexpr int kStampBits = 56;
+constexpr uint64_t kStampMask = (uint64_t{1} << kStampBits) - 1;
+
+// A slot holds what the lists need: the links, and for the page's way back
+// to its bucket, the key. 24 bytes.
 struct Slot {
-  uint64_t key;    // PageKey(file, page)
-  uint64_t stamp;  // resident: read_seq_ of the read that added it;
-                   // shadow: the eviction clock at its eviction
+  uint64_t key;                  // PageKey(file, page)
+  uint64_t stamp : kStampBits;   // shadow: eviction clock at its eviction
+  uint64_t list : 64 - kStampBits;  // List
   uint32_t prev;
-  uint32_t next;   // also the free list's link
-  uint8_t list;    // List
-  uint8_t flags;
+  uint32_t next;  // also the free list's link
 };
-static_assert(sizeof(Slot) == 32, "a slot should stay two per cache line");
+static_assert(sizeof(Slot) == 24, "a slot should stay 24 bytes");
+
+// PageIndex: open addressing from Mix64(key) to the page's slot, linear
+// probing, deletion by backward shift (no tombstones), doubling at 3/4
+// load; the home bucket is the hash's top bits.
+//
+// Why 16-byte buckets holding the full hash and the page flags: Mix64 is
+// a bijection, so the full hash names the page and a lookup never needs
+// the slot to confirm a match; and with the flags here, the common steps
+// (is the page resident? was it read before? mark it referenced; is it the
+// read-ahead marker?) cost one cache miss, the bucket. The slot is read
+// only to move the page between lists. Which list a resident page is on
+// stays in the slot alone, so reclaim moving pages from active to inactive
+// touches no bucket.
+class PageIndex {
+ public:
+  struct Bucket {
+    uint64_t hash;  // Mix64(key)
+    uint32_t slot;  // kNoSlot in an unused bucket
+    uint32_t flags;
+  };
+  static_assert(sizeof(Bucket) == 16, "four buckets per cache line");
+
+  PageIndex() { Reset(kMinBits); }
+
+  // The page's bucket, or nullptr. Valid until the next Insert or Erase.
+  Bucket* Find(uint64_t hash) {
+    for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+      Bucket& bucket = buckets_[i];
+      if (bucket.slot == kNoSlot) return nullptr;
+      if (bucket.hash == hash) return &bucket;
+    }
+  }
+  const Bucket* Find(uint64_t hash) const {
+    return const_cast<PageIndex*>(this)->Find(hash);
+  }
+
+  // REQUIRES: `hash` is absent. Returns its new bucket, flags 0.
+  Bucket* Insert(uint64_t hash, uint32_t slot) {
+    if (size_ + 1 > max_size_) Rehash(bits_ + 1);
+    ++size_;
+    return Place(Bucket{hash, slot, 0});
+  }
+
+  // REQUIRES: `bucket` is one of this index's buckets in use.
+  void Erase(Bucket* bucket) {
+    size_t hole = static_cast<size_t>(bucket - buckets_.data());
+    // Backward shift: pull later members of the run into the hole unless
+    // that would move them before their home bucket.
+    for (size_t i = (hole + 1) & mask_; buckets_[i].slot != kNoSlot;
+         i = (i + 1) & mask_) {
+      const size_t home = Home(buckets_[i].hash);
+      if (((i - home) & mask_) >= ((i - hole) & mask_)) {
+        buckets_[hole] = buckets_[i];
+        hole = i;
+      }
+    }
+    buckets_[hole].slot = kNoSlot;
+    --size_;
+  }
+
+  void Prefetch(uint64_t hash) const {
+    PrefetchLine(&buckets_[Home(hash)]);
+  }
+
+  size_t MemoryUsage() const { return buckets_.capacity() * sizeof(Bucket); }
+
+ private:
+  static constexpr int kMinBits = 10;
+
+  size_t Home(uint64_t hash) const { return hash >> (64 - bits_); }
+
+  Bucket* Place(const Bucket& entry) {
+    size_t i = Home(entry.hash);
+    while (buckets_[i].slot != kNoSlot) i = (i + 1) & mask_;
+    buckets_[i] = entry;
+    return &buckets_[i];
+  }
+
+  void Reset(int bits) {
+    bits_ = bits;
+    mask_ = (size_t{1} << bits) - 1;
+    max_size_ = (mask_ + 1) / 4 * 3;
+    std::vector<Bucket>(mask_ + 1, Bucket{0, kNoSlot, 0}).swap(buckets_);
+  }
+
+  void Rehash(int bits) {
+    std::vector<Bucket> old;
+    old.swap(buckets_);
+    Reset(bits);
+    for (const Bucket& bucket : old) {
+      if (bucket.slot != kNoSlot) Place(bucket);
+    }
+  }
+
+  std::vector<Bucket> buckets_;
+  int bits_ = 0;  // log2 of the bucket count
+  size_t mask_ = 0;
+  size_t max_size_ = 0;
+  size_t size_ = 0;
+};
+using Bucket = PageIndex::Bucket;
 
 // SWAP_CLUSTER_MAX: memcg limit reclaim frees pages in batches of 32, and
 // decides once per batch whether the active list may be aged.
@@ -101,8 +218,10 @@ struct FileState {
 
 // Invariants:
 //  - Every page in use (resident or shadow) has exactly one slot, on the
-//    list its `list` names, and one bucket in index_; free slots are on the
-//    free list only. inactive_, active_, shadows_ count the three lists.
+//    list its `list` names, and one bucket in index_, flagged kShadow iff
+//    the slot is on the shadow list; free slots are on the free list only.
+//    inactive_, active_, shadows_ count the three lists.
+//  - kNew is set only while Read runs, on the pages in added_.
 //  - inactive_ + active_ <= capacity_pages_ between public calls.
 //  - Shadows are kept only with two_queue and refault_activation, at most
 //    shadow_limit() of them, ordered by eviction (oldest at the tail).
@@ -116,7 +235,7 @@ class PageCacheModel::Rep {
         max_window_(options.readahead ? options.max_readahead_pages : 0) {
     slots_.resize(kListHeads);
     for (uint32_t head = 0; head < kListHeads; ++head) {
-      slots_[head] = Slot{0, 0, head, head, static_cast<uint8_t>(head), 0};
+      slots_[head] = Slot{0, 0, head, head, head};
     }
   }
 
@@ -127,6 +246,7 @@ class PageCacheModel::Rep {
   void SetCapacity(uint64_t bytes);
   void SetFileSize(uint64_t file_id, uint64_t bytes);
   bool Contains(uint64_t file_id, uint64_t page) const;
+  void Prefetch(uint64_t file_id, uint64_t first, uint64_t last) const;
 
   const PageCacheOptions& options() const { return options_; }
   uint64_t capacity_pages() const { return capacity_pages_; }
@@ -145,15 +265,25 @@ class PageCacheModel::Rep {
 
  private:
   // --- Slots, lists and the index.
-  uint32_t Find(uint32_t file, uint64_t page) const;
-  bool IsResident(uint32_t file, uint64_t page) const {
-    const uint32_t slot = Find(file, page);
-    return slot != kNoSlot && slots_[slot].list <= kActive;
+  Bucket* Find(uint32_t file, uint64_t page) {
+    return index_.Find(Mix64(PageKey(file, page)));
   }
-  uint32_t NewSlot(uint64_t key);
-  void FreeSlot(uint32_t slot);
+  bool IsResident(uint32_t file, uint64_t page) const {
+    return IsResident(index_.Find(Mix64(PageKey(file, page))));
+  }
+  static bool IsResident(const Bucket* bucket) {
+    return bucket != nullptr && (bucket->flags & kShadow) == 0;
+  }
+  Bucket* BucketOf(uint32_t slot) {
+    return index_.Find(Mix64(slots_[slot].key));
+  }
+  Bucket* NewPage(uint64_t key);
+  void FreeSlot(Bucket* bucket);
   void Unlink(uint32_t slot);
   void PushMru(uint32_t slot, List list);
+  void Move(uint32_t slot, List list);
+  void PrefetchTail(List list) const;
+  void PrefetchTails(List list, uint64_t count) const;
   uint64_t& ListCount(List list);
 
   // --- Files.
@@ -162,15 +292,15 @@ class PageCacheModel::Rep {
   int64_t FindFile(uint64_t file_id) const;
 
   // --- Replacement (mm/swap.c, mm/vmscan.c, mm/workingset.c).
-  uint32_t AddPage(uint32_t file, uint64_t page);
-  void MarkAccessed(uint32_t slot);
+  Bucket* AddPage(uint32_t file, uint64_t page);
+  void MarkAccessed(Bucket* bucket);
   void MakeRoom(uint64_t target);
   void ReclaimOne();
   void StartReclaimRound();
   bool InactiveIsLow() const;
   void Demote(uint64_t pages);
-  void Evict(uint32_t slot);
-  void RemoveResident(uint32_t slot);
+  void Evict();
+  void DropOldestShadow();
   uint64_t shadow_limit() const { return capacity_pages_; }
   bool keeps_shadows() const {
     return options_.two_queue && options_.refault_activation;
@@ -178,7 +308,7 @@ class PageCacheModel::Rep {
 
   // --- Read-ahead (mm/readahead.c).
   void SyncReadahead(uint32_t file, uint64_t index, uint64_t request);
-  void AsyncReadahead(uint32_t file, uint32_t slot, uint64_t index,
+  void AsyncReadahead(uint32_t file, Bucket* bucket, uint64_t index,
                       uint64_t request);
   void ReadRange(uint32_t file, uint64_t start, uint64_t count,
                  uint64_t async_size);
@@ -190,7 +320,7 @@ class PageCacheModel::Rep {
   const uint64_t max_window_;  // read-ahead window in pages; 0: off
   std::vector<Slot> slots_;
   uint32_t free_slots_ = kNoSlot;
-  SlotIndex index_;
+  PageIndex index_;
   uint64_t inactive_ = 0;
   uint64_t active_ = 0;
   uint64_t shadows_ = 0;
@@ -206,10 +336,11 @@ class PageCacheModel::Rep {
   uint64_t refaults_at_round_start_ = 0;
   uint64_t round_evictions_ = 0;
 
-  uint64_t read_seq_ = 0;  // numbers reads; a page's stamp names its reader
   // While Read runs: its result and requested pages [first, end), so that
-  // AddPage can count the pages read ahead.
+  // AddPage can count the pages read ahead, and the hashes of the pages it
+  // added (marked kNew until it returns).
   PageAccessResult* result_ = nullptr;
+  std::vector<uint64_t> added_;
   uint64_t request_first_ = 0;
   uint64_t request_end_ = 0;
 };
@@ -217,16 +348,7 @@ class PageCacheModel::Rep {
 // ---------------------------------------------------------------------------
 // Slots, lists and the index.
 
-uint32_t PageCacheModel::Rep::Find(uint32_t file, uint64_t page) const {
-  const uint64_t key = PageKey(file, page);
-  // SlotIndex::Find does not modify the index; it is non-const only to hand
-  // out a mutable bucket.
-  auto* bucket = const_cast<SlotIndex&>(index_).Find(
-      Mix64(key), [this](uint32_t slot) { return Mix64(slots_[slot].key); });
-  return bucket == nullptr ? kNoSlot : bucket->slot;
-}
-
-uint32_t PageCacheModel::Rep::NewSlot(uint64_t key) {
+Bucket* PageCacheModel::Rep::NewPage(uint64_t key) {
   uint32_t slot = free_slots_;
   if (slot != kNoSlot) {
     free_slots_ = slots_[slot].next;
@@ -235,14 +357,15 @@ uint32_t PageCacheModel::Rep::NewSlot(uint64_t key) {
     slots_.push_back(Slot{});
   }
   slots_[slot].key = key;
-  index_.Insert(Mix64(key), slot);
   ++files_[FileOfKey(key)].entries;
-  return slot;
+  return index_.Insert(Mix64(key), slot);
 }
 
-void PageCacheModel::Rep::FreeSlot(uint32_t slot) {
+// REQUIRES: the bucket's slot is unlinked.
+void PageCacheModel::Rep::FreeSlot(Bucket* bucket) {
+  const uint32_t slot = bucket->slot;
   Slot& s = slots_[slot];
-  index_.Erase(Mix64(s.key), slot);
+  index_.Erase(bucket);
   --files_[FileOfKey(s.key)].entries;
   s.list = kFree;
   s.next = free_slots_;
@@ -269,6 +392,34 @@ void PageCacheModel::Rep::PushMru(uint32_t slot, List list) {
   slots_[head.next].prev = slot;
   head.next = slot;
   ++ListCount(list);
+}
+
+void PageCacheModel::Rep::Move(uint32_t slot, List list) {
+  Unlink(slot);
+  PushMru(slot, list);
+}
+
+// Reclaim walks the lists from their tails, so the pages it takes next are
+// known one step ahead: after taking a tail, the new tail's slot is in the
+// CPU cache (unlinking wrote it), and prefetching its bucket and its
+// predecessor's slot means the next step finds both there instead of
+// waiting on memory for each in turn.
+void PageCacheModel::Rep::PrefetchTail(List list) const {
+  const Slot& tail = slots_[slots_[list].prev];
+  PrefetchLine(&slots_[tail.prev]);
+  index_.Prefetch(Mix64(tail.key));
+}
+
+// A read-ahead window adds many pages at once, each evicting the inactive
+// tail and maybe dropping the oldest shadow; one step of look-ahead does
+// not hide that burst. Walking the next `count` tails first issues all
+// their bucket loads together; the walk itself is cheap in the usual burst,
+// a sequential stream, whose slots were taken from the free list in order.
+void PageCacheModel::Rep::PrefetchTails(List list, uint64_t count) const {
+  uint32_t slot = slots_[list].prev;
+  for (; count > 0 && slot != list; --count, slot = slots_[slot].prev) {
+    index_.Prefetch(Mix64(slots_[slot].key));
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -320,6 +471,20 @@ bool PageCacheModel::Rep::Contains(uint64_t file_id, uint64_t page) const {
          IsResident(static_cast<uint32_t>(file), page);
 }
 
+// The buckets a read of [first, last] looks up first: its pages (the first
+// few; a longer read has time to fetch the rest) and, for the read-ahead
+// decision on a miss, the page before.
+void PageCacheModel::Rep::Prefetch(uint64_t file_id, uint64_t first,
+                                   uint64_t last) const {
+  constexpr uint64_t kMaxPages = 4;
+  const int64_t file = FindFile(file_id);
+  if (file < 0) return;
+  last = std::min({last, first + kMaxPages - 1, kMaxPage});
+  for (uint64_t page = first == 0 ? 0 : first - 1; page <= last; ++page) {
+    index_.Prefetch(Mix64(PageKey(static_cast<uint32_t>(file), page)));
+  }
+}
+
 // DropFile scans the slot array when the file has pages or shadows: files
 // are deleted rarely (an LSM compaction deletes a few per second at most),
 // and a per-file list would cost 8 bytes on every slot.
@@ -332,7 +497,7 @@ void PageCacheModel::Rep::DropFile(uint64_t file_id) {
     const Slot& s = slots_[slot];
     if (s.list != kFree && FileOfKey(s.key) == file) {
       Unlink(slot);
-      FreeSlot(slot);
+      FreeSlot(BucketOf(slot));
     }
   }
   file_ids_.erase(file_id);
@@ -376,45 +541,45 @@ void PageCacheModel::Rep::DropFile(uint64_t file_id) {
 // most capacity_pages shadows are kept, oldest dropped first; this loses
 // no activation. Linux's shadow shrinker may drop shadows earlier.
 
-uint32_t PageCacheModel::Rep::AddPage(uint32_t file, uint64_t page) {
+Bucket* PageCacheModel::Rep::AddPage(uint32_t file, uint64_t page) {
   MakeRoom(capacity_pages_ == 0 ? 0 : capacity_pages_ - 1);
-  uint32_t slot = Find(file, page);
-  bool activate = false;
-  if (slot != kNoSlot) {  // a shadow: this is a refault
-    const uint64_t distance = clock_ - slots_[slot].stamp;
-    activate = distance <= active_;
+  const uint64_t key = PageKey(file, page);
+  Bucket* bucket = index_.Find(Mix64(key));
+  List list = kInactive;
+  if (bucket != nullptr) {  // a shadow: this is a refault
+    const uint32_t slot = bucket->slot;
+    const uint64_t distance = (clock_ - slots_[slot].stamp) & kStampMask;
     Unlink(slot);
-    if (activate) {
+    if (distance <= active_) {
+      list = kActive;
       ++clock_;
       ++refault_activations_;
     }
   } else {
-    slot = NewSlot(PageKey(file, page));
+    bucket = NewPage(key);
   }
-  slots_[slot].stamp = read_seq_;
-  slots_[slot].flags = 0;
-  PushMru(slot, activate ? kActive : kInactive);
-  if (result_ != nullptr &&
-      (page < request_first_ || page >= request_end_)) {
-    ++result_->readahead_pages;
+  PushMru(bucket->slot, list);
+  bucket->flags = result_ == nullptr ? 0 : kNew;
+  if (result_ != nullptr) {
+    added_.push_back(bucket->hash);
+    if (page < request_first_ || page >= request_end_) {
+      ++result_->readahead_pages;
+    }
   }
-  return slot;
+  return bucket;
 }
 
 // mark_page_accessed. With one list a touch is an LRU move to the head.
-void PageCacheModel::Rep::MarkAccessed(uint32_t slot) {
-  Slot& s = slots_[slot];
+void PageCacheModel::Rep::MarkAccessed(Bucket* bucket) {
   if (!options_.two_queue) {
-    Unlink(slot);
-    PushMru(slot, kInactive);
+    Move(bucket->slot, kInactive);
     return;
   }
-  if ((s.flags & kReferenced) == 0) {
-    s.flags |= kReferenced;
-  } else if (s.list == kInactive) {
-    Unlink(slot);
-    PushMru(slot, kActive);
-    s.flags &= ~kReferenced;
+  if ((bucket->flags & kReferenced) == 0) {
+    bucket->flags |= kReferenced;
+  } else if (slots_[bucket->slot].list == kInactive) {
+    Move(bucket->slot, kActive);
+    bucket->flags &= ~kReferenced;
     ++clock_;  // workingset_activation ages the clock
   }
 }
@@ -430,7 +595,7 @@ void PageCacheModel::Rep::ReclaimOne() {
     round_evictions_ = (round_evictions_ + 1) % kReclaimBatch;
     if (inactive_ == 0) Demote(1);
   }
-  Evict(slots_[kInactive].prev);
+  Evict();
 }
 
 void PageCacheModel::Rep::StartReclaimRound() {
@@ -455,43 +620,39 @@ bool PageCacheModel::Rep::InactiveIsLow() const {
 
 void PageCacheModel::Rep::Demote(uint64_t pages) {
   for (; pages > 0 && active_ > 0; --pages) {
-    const uint32_t slot = slots_[kActive].prev;
-    Unlink(slot);
-    PushMru(slot, kInactive);
+    Move(slots_[kActive].prev, kInactive);
   }
 }
 
-void PageCacheModel::Rep::Evict(uint32_t slot) {
+// Evicts the oldest inactive page.
+void PageCacheModel::Rep::Evict() {
+  const uint32_t slot = slots_[kInactive].prev;
+  Bucket* bucket = BucketOf(slot);
   Unlink(slot);
+  PrefetchTail(kInactive);
   if (!keeps_shadows()) {
-    FreeSlot(slot);
+    FreeSlot(bucket);
   } else {
-    slots_[slot].stamp = clock_;
-    slots_[slot].flags = 0;
+    slots_[slot].stamp = clock_ & kStampMask;
     PushMru(slot, kShadows);
-    if (shadows_ > shadow_limit()) {
-      const uint32_t oldest = slots_[kShadows].prev;
-      Unlink(oldest);
-      FreeSlot(oldest);
-    }
+    bucket->flags = kShadow;
+    if (shadows_ > shadow_limit()) DropOldestShadow();
   }
   ++clock_;
 }
 
-// Invalidation (POSIX_FADV_DONTNEED), not reclaim: no shadow is left.
-void PageCacheModel::Rep::RemoveResident(uint32_t slot) {
-  Unlink(slot);
-  FreeSlot(slot);
+void PageCacheModel::Rep::DropOldestShadow() {
+  const uint32_t oldest = slots_[kShadows].prev;
+  Bucket* bucket = BucketOf(oldest);
+  Unlink(oldest);
+  PrefetchTail(kShadows);
+  FreeSlot(bucket);
 }
 
 void PageCacheModel::Rep::SetCapacity(uint64_t bytes) {
   capacity_pages_ = bytes >> kPageShift;
   MakeRoom(capacity_pages_);
-  while (shadows_ > shadow_limit()) {
-    const uint32_t oldest = slots_[kShadows].prev;
-    Unlink(oldest);
-    FreeSlot(oldest);
-  }
+  while (shadows_ > shadow_limit()) DropOldestShadow();
 }
 
 void PageCacheModel::Rep::InsertPages(uint64_t file_id, uint64_t first,
@@ -508,9 +669,13 @@ void PageCacheModel::Rep::DropPages(uint64_t file_id, uint64_t first,
                                     uint64_t last) {
   const int64_t file = FindFile(file_id);
   if (file < 0) return;
+  // Invalidation (POSIX_FADV_DONTNEED), not reclaim: no shadow is left.
   for (uint64_t page = first; page <= last && page <= kMaxPage; ++page) {
-    const uint32_t slot = Find(static_cast<uint32_t>(file), page);
-    if (slot != kNoSlot && slots_[slot].list <= kActive) RemoveResident(slot);
+    Bucket* bucket = Find(static_cast<uint32_t>(file), page);
+    if (IsResident(bucket)) {
+      Unlink(bucket->slot);
+      FreeSlot(bucket);
+    }
   }
 }
 
@@ -551,7 +716,6 @@ PageAccessResult PageCacheModel::Rep::Read(uint64_t file_id, uint64_t pos,
   CheckRange(pos, len);
   const uint32_t file = FileIndex(file_id);
   PageAccessResult result;
-  ++read_seq_;
   result_ = &result;
   request_first_ = pos >> kPageShift;
   request_end_ = (pos + len + kPageSize - 1) >> kPageShift;
@@ -560,33 +724,35 @@ PageAccessResult PageCacheModel::Rep::Read(uint64_t file_id, uint64_t pos,
                                static_cast<int64_t>(request_first_);
   for (uint64_t index = request_first_; index < request_end_; ++index) {
     const uint64_t request = request_end_ - index;
-    uint32_t slot = Find(file, index);
-    if (slot == kNoSlot || slots_[slot].list > kActive) {
+    Bucket* bucket = Find(file, index);
+    if (!IsResident(bucket)) {
       SyncReadahead(file, index, request);
-      slot = Find(file, index);
+      bucket = Find(file, index);
       // Only a cache smaller than the window evicts what it just read.
-      if (slot == kNoSlot || slots_[slot].list > kActive) {
-        slot = AddPage(file, index);
-      }
+      if (!IsResident(bucket)) bucket = AddPage(file, index);
     }
-    if (slots_[slot].stamp == read_seq_) {
+    if (bucket->flags & kNew) {
       ++result.missed_pages;
     } else {
       ++result.hit_pages;
     }
-    if (slots_[slot].flags & kReadahead) {
-      AsyncReadahead(file, slot, index, request);
-      slot = Find(file, index);
-      if (slot == kNoSlot || slots_[slot].list > kActive) {
-        slot = AddPage(file, index);
-      }
+    if (bucket->flags & kReadahead) {
+      AsyncReadahead(file, bucket, index, request);
+      bucket = Find(file, index);
+      if (!IsResident(bucket)) bucket = AddPage(file, index);
     }
     if (index != request_first_ || !first_page_seen || !options_.two_queue) {
-      MarkAccessed(slot);
+      MarkAccessed(bucket);
     }
   }
   files_[file].prev_pos = static_cast<int64_t>(pos + len);
   MakeRoom(capacity_pages_);
+  // The next read finds this one's pages resident: hits, not new.
+  for (const uint64_t hash : added_) {
+    Bucket* bucket = index_.Find(hash);
+    if (bucket != nullptr) bucket->flags &= ~kNew;
+  }
+  added_.clear();
   result_ = nullptr;
   return result;
 }
@@ -619,9 +785,9 @@ void PageCacheModel::Rep::SyncReadahead(uint32_t file, uint64_t index,
   ReadRange(file, f.ra_start, f.ra_size, f.ra_async_size);
 }
 
-void PageCacheModel::Rep::AsyncReadahead(uint32_t file, uint32_t slot,
+void PageCacheModel::Rep::AsyncReadahead(uint32_t file, Bucket* bucket,
                                          uint64_t index, uint64_t request) {
-  slots_[slot].flags &= ~kReadahead;
+  bucket->flags &= ~kReadahead;
   const uint64_t max = max_window_;
   FileState& f = files_[file];
   if (index == f.ra_start + f.ra_size - f.ra_async_size) {
@@ -649,11 +815,17 @@ void PageCacheModel::Rep::ReadRange(uint32_t file, uint64_t start,
   const uint64_t last_page = std::min(files_[file].last_page, kMaxPage);
   if (start > last_page) return;
   count = std::min(count, last_page - start + 1);
+  constexpr uint64_t kMaxBurst = 32;
+  const uint64_t burst = std::min(count, kMaxBurst);
+  if (burst > 1 && resident() + burst > capacity_pages_) {
+    PrefetchTails(kInactive, burst);
+    if (keeps_shadows()) PrefetchTails(kShadows, burst);
+  }
   const uint64_t marker = async_size <= count ? count - async_size : UINT64_MAX;
   for (uint64_t i = 0; i < count; ++i) {
     if (IsResident(file, start + i)) continue;
-    const uint32_t slot = AddPage(file, start + i);
-    if (i == marker) slots_[slot].flags |= kReadahead;
+    Bucket* bucket = AddPage(file, start + i);
+    if (i == marker) bucket->flags |= kReadahead;
   }
 }
 
@@ -697,6 +869,14 @@ PageAccessResult PageCacheModel::AccessPages(uint64_t file_id,
 
 bool PageCacheModel::Contains(uint64_t file_id, uint64_t page) const {
   return rep_->Contains(file_id, page);
+}
+
+void PageCacheModel::Prefetch(uint64_t file_id, uint64_t first_page) const {
+  rep_->Prefetch(file_id, first_page, first_page);
+}
+
+void PageCacheModel::Prefetch(const Block& block) const {
+  rep_->Prefetch(block.file_id, block.first_page(), block.last_page());
 }
 
 void PageCacheModel::SetFileSize(uint64_t file_id, uint64_t bytes) {

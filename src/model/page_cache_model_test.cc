@@ -421,6 +421,59 @@ TEST(PageCacheModelTest, DropFileForgetsPagesShadowsAndReadahead) {
   cache.DropFile(99);  // unknown: no effect
 }
 
+TEST(PageCacheModelTest, PrefetchChangesNothing) {
+  // Two caches see the same random operations; one also gets prefetch
+  // hints, for the next block, for unknown files and for the ends of the
+  // page range. Every result and count must stay the same.
+  PageCacheModel plain(Options(64, /*readahead=*/true));
+  PageCacheModel hinted(Options(64, /*readahead=*/true));
+  const KernelCache& kernel = hinted;
+  std::mt19937_64 rng(7);
+  auto random_block = [&] {
+    return Block{1 + rng() % 4, rng() % (200 * kPageSize),
+                 static_cast<uint32_t>(1 + rng() % (3 * kPageSize)), 0};
+  };
+  Block next = random_block();
+  for (int i = 0; i < 20000; ++i) {
+    const Block block = next;
+    next = random_block();
+    kernel.Prefetch(next);
+    hinted.Prefetch(next.file_id, next.first_page());
+    hinted.Prefetch(99, 5);  // unknown file
+    hinted.Prefetch(block.file_id, 0);
+    hinted.Prefetch(block.file_id, (uint64_t{1} << 40) - 1);
+    switch (rng() % 8) {
+      case 0:
+        plain.Insert(block);
+        hinted.Insert(block);
+        break;
+      case 1:
+        plain.Drop(block);
+        hinted.Drop(block);
+        break;
+      case 2: {
+        const uint64_t page = rng() % 200;
+        const PageAccessResult a = plain.AccessPages(block.file_id, page, 2);
+        const PageAccessResult b = hinted.AccessPages(block.file_id, page, 2);
+        ASSERT_EQ(a.hit_pages, b.hit_pages) << i;
+        ASSERT_EQ(a.missed_pages, b.missed_pages) << i;
+        ASSERT_EQ(a.readahead_pages, b.readahead_pages) << i;
+        break;
+      }
+      default:
+        ASSERT_EQ(plain.Read(block), hinted.Read(block)) << i;
+    }
+    ASSERT_EQ(plain.active_pages(), hinted.active_pages()) << i;
+    ASSERT_EQ(plain.inactive_pages(), hinted.inactive_pages()) << i;
+    ASSERT_EQ(plain.shadow_entries(), hinted.shadow_entries()) << i;
+  }
+  for (uint64_t file = 1; file <= 4; ++file) {
+    for (uint64_t page = 0; page < 202; ++page) {
+      EXPECT_EQ(plain.Contains(file, page), hinted.Contains(file, page));
+    }
+  }
+}
+
 TEST(PageCacheModelTest, RejectsOffsetsBeyondFourPebibytes) {
   PageCacheModel cache(Options(8));
   EXPECT_THROW(cache.Read(Block{kFile, uint64_t{1} << 60, 10, 0}),

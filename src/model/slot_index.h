@@ -52,6 +52,26 @@ class SlotIndex {
     return const_cast<Bucket*>(std::as_const(*this).Find(hash, hash_of));
   }
 
+  // Hints for callers that know their lookups ahead of time. Prefetch
+  // starts loading the home bucket of `hash`. Once it has arrived,
+  // GuessSlot returns the slot of the first bucket in the probe run with
+  // the tag of `hash`, or kEmpty: unconfirmed, good only for prefetching
+  // that slot's data.
+  void Prefetch(uint64_t hash) const {
+    const Bucket* bucket = &buckets_[Home(static_cast<uint32_t>(hash >> 32))];
+    __builtin_prefetch(bucket);
+    // GCC deems the prefetch free of side effects and may delete a call
+    // that does nothing else; an empty volatile asm keeps it, at no cost.
+    asm volatile("" : : "r"(bucket));
+  }
+  uint32_t GuessSlot(uint64_t hash) const {
+    const uint32_t tag = static_cast<uint32_t>(hash >> 32);
+    for (size_t i = Home(tag);; i = (i + 1) & mask_) {
+      const Bucket& bucket = buckets_[i];
+      if (bucket.slot == kEmpty || bucket.tag == tag) return bucket.slot;
+    }
+  }
+
   // REQUIRES: `hash` is absent.
   void Insert(uint64_t hash, uint32_t slot) {
     if (size_ + 1 > max_size_) Grow();

@@ -3,49 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <list>
 #include <random>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "symbiosis/ghost_lru.h"
 #include "symbiosis/trace.h"
+#include "testing/test_support.h"
 
 namespace symbiosis {
 namespace {
 
-// A byte LRU cache as a textbook list: insert at the front, evict from the
-// back while over capacity (an object larger than the cache evicts itself).
-class ListLru {
- public:
-  explicit ListLru(uint64_t capacity) : capacity_(capacity) {}
-
-  bool Access(uint64_t key, uint64_t size) {
-    auto it = where_.find(key);
-    const bool hit = it != where_.end();
-    if (hit) {
-      used_ -= it->second->second;
-      order_.erase(it->second);
-    }
-    order_.emplace_front(key, size);
-    where_[key] = order_.begin();
-    used_ += size;
-    while (used_ > capacity_) {
-      used_ -= order_.back().second;
-      where_.erase(order_.back().first);
-      order_.pop_back();
-    }
-    return hit;
-  }
-
- private:
-  uint64_t capacity_;
-  uint64_t used_ = 0;
-  std::list<std::pair<uint64_t, uint64_t>> order_;  // (key, size), MRU first
-  std::unordered_map<uint64_t, decltype(order_)::iterator> where_;
-};
+using testing::ListLru;
 
 struct Request {
   uint64_t key;
@@ -148,27 +118,12 @@ TEST(LruSimTest, MatchesAListLruAndTheGhostInBothModes) {
   }
 }
 
-// Finds shared/traces/<name> in an ancestor of this source file or of the
-// working directory (the repository sits next to shared/).
-std::string FindSharedTrace(const std::string& name) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  for (fs::path dir : {fs::absolute(fs::path(__FILE__), error).parent_path(),
-                       fs::current_path(error)}) {
-    for (; !dir.empty(); dir = dir.parent_path()) {
-      const fs::path candidate = dir / "shared" / "traces" / name;
-      if (fs::exists(candidate, error)) return candidate.string();
-      if (dir == dir.root_path()) break;
-    }
-  }
-  return "";
-}
-
 // Golden values from libCacheSim 0.3.5 and an independent stack-distance
 // computation (shared/notes/cache-sim-anchors.md).
 TEST(LruSimTest, CloudPhysicsMissRatiosMatchLibCacheSim) {
   const std::string name = "cloudPhysicsIO.oracleGeneral.bin";
-  const std::string path = FindSharedTrace(name);
+  const std::filesystem::path dir = testing::SharedTraceDir();
+  const std::string path = dir.empty() ? "" : (dir / name).string();
   if (path.empty()) {
     GTEST_SKIP() << "shared/traces/" << name
                  << " not found above " << __FILE__

@@ -109,7 +109,16 @@ KernelStudyResult RunKernelModelStudy(const BlockTrace& trace,
       std::unique_ptr<KernelCache> cache = MakeModel(
           spec, options.capacities[c], options.sample_rate, options.max_readahead_pages);
       uint64_t reads = 0, hits = 0;
+      // Hints the model about the read this many accesses ahead, so that
+      // its memory for that read is loaded by then.
+      constexpr size_t kPrefetchDistance = 8;
       for (size_t i = 0; i < n; i++) {
+        if (i + kPrefetchDistance < n) {
+          const uint32_t ahead = trace.accesses[i + kPrefetchDistance];
+          if (keep == nullptr || (*keep)[ahead]) {
+            cache->Prefetch(trace.blocks[ahead]);
+          }
+        }
         const uint32_t b = trace.accesses[i];
         if (keep != nullptr && !(*keep)[b]) continue;
         const bool hit = cache->Read(trace.blocks[b]);

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "symbiosis/error.h"
+#include "testing/test_support.h"
 
 namespace symbiosis {
 namespace {
@@ -262,36 +262,8 @@ TEST(ReadTrace, OracleGeneralErrors) {
   EXPECT_NE(e.find("record 2: next_access_vtime 1"), std::string::npos) << e;
 }
 
-TEST(ReadTrace, OracleGeneralIsFast) {
-  std::vector<TraceRecord> in(2'000'000);
-  for (size_t i = 0; i < in.size(); i++) in[i] = {i % 1000, 4096};
-  TempFile f("");
-  WriteOracleGeneral(f.path(), in);
-  auto start = std::chrono::steady_clock::now();
-  std::vector<TraceRecord> out = ReadTrace(f.path(), Oracle());
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start).count();
-  ASSERT_EQ(out.size(), in.size());
-  // 50M records/s is the target; allow for a loaded machine.
-  EXPECT_LT(seconds, 0.2) << in.size() / seconds / 1e6 << "M records/s";
-}
-
-// /work/shared/traces, found beside the repository this file lives in.
-fs::path SharedTraceDir() {
-  std::vector<fs::path> starts = {fs::absolute(__FILE__), fs::current_path()};
-  for (fs::path dir : starts) {
-    for (; !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-      for (fs::path candidate :
-           {dir / "shared" / "traces", dir.parent_path() / "shared" / "traces"}) {
-        if (fs::exists(candidate / "cloudPhysicsIO.csv")) return candidate;
-      }
-    }
-  }
-  return {};
-}
-
 TEST(ReadTrace, SharedCloudPhysicsTracesAgree) {
-  fs::path dir = SharedTraceDir();
+  fs::path dir = testing::SharedTraceDir();
   if (dir.empty()) {
     GTEST_SKIP() << "no shared/traces/cloudPhysicsIO.* beside the repository";
   }

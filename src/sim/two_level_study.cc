@@ -103,6 +103,11 @@ SplitPoint Summarize(uint64_t ma, uint64_t mk, const Counts& c,
 
 constexpr uint64_t kProgressChunk = 1 << 16;
 
+// How many reads ahead the replays hint the kernel model (KernelCache::
+// Prefetch): far enough for its memory to arrive, near enough to stay in
+// the CPU cache.
+constexpr size_t kPrefetchDistance = 8;
+
 // Inclusive hierarchy: the application cache hits iff the access's stack
 // distance fits M_a; every miss reads through the kernel model.
 Counts ReplayInclusive(const BlockTrace& trace, const std::vector<uint64_t>& distance,
@@ -110,6 +115,10 @@ Counts ReplayInclusive(const BlockTrace& trace, const std::vector<uint64_t>& dis
   Counts c;
   const size_t n = trace.accesses.size();
   for (size_t i = 0; i < n; i++) {
+    const size_t ahead = i + kPrefetchDistance;
+    if (kernel != nullptr && ahead < n && distance[ahead] > ma) {
+      kernel->Prefetch(trace.blocks[trace.accesses[ahead]]);
+    }
     const bool counted = i >= warm;
     if (distance[i] <= ma) {
       c.app_hits += counted;
@@ -133,6 +142,9 @@ Counts ReplayExclusive(const BlockTrace& trace, uint64_t ma, KernelCache* kernel
   OrdinalLru app(trace.blocks, ma);
   const size_t n = trace.accesses.size();
   for (size_t i = 0; i < n; i++) {
+    if (kernel != nullptr && i + kPrefetchDistance < n) {
+      kernel->Prefetch(trace.blocks[trace.accesses[i + kPrefetchDistance]]);
+    }
     const bool counted = i >= warm;
     const uint32_t b = trace.accesses[i];
     bool kernel_hit = false;
@@ -197,10 +209,16 @@ StudyResult RunTwoLevelStudy(const BlockTrace& trace, const StudyOptions& option
   if (!options.exclusive) {
     distance.resize(n);
     GhostLru ghost(m);
-    for (size_t i = 0; i < n; i++) {
-      const Block& b = trace.blocks[trace.accesses[i]];
-      distance[i] = ghost.Access(trace.accesses[i], b.mem_size);
-      if ((i + 1) % kProgressChunk == 0) progress.Advance(kProgressChunk);
+    std::vector<uint64_t> keys(kProgressChunk);
+    std::vector<uint32_t> sizes(kProgressChunk);
+    for (size_t begin = 0; begin < n; begin += kProgressChunk) {
+      const size_t count = std::min<size_t>(kProgressChunk, n - begin);
+      for (size_t i = 0; i < count; i++) {
+        keys[i] = trace.accesses[begin + i];
+        sizes[i] = trace.blocks[keys[i]].mem_size;
+      }
+      ghost.AccessBatch(keys.data(), sizes.data(), count, &distance[begin]);
+      if (count == kProgressChunk) progress.Advance(kProgressChunk);
     }
   }
   progress.Advance(options.exclusive ? n : n % kProgressChunk);

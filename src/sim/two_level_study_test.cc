@@ -2,43 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include <list>
-#include <unordered_map>
-
 #include "symbiosis/error.h"
 #include "symbiosis/layout.h"
+#include "testing/test_support.h"
 
 namespace symbiosis {
 namespace {
-
-// A byte LRU written for the test, independent of the library's caches.
-class BruteLru {
- public:
-  explicit BruteLru(uint64_t capacity) : capacity_(capacity) {}
-  // Returns whether `key` was resident; inserts it (charged `size`).
-  bool Access(uint64_t key, uint64_t size) {
-    auto it = where_.find(key);
-    if (it != where_.end()) {
-      order_.splice(order_.begin(), order_, it->second);
-      return true;
-    }
-    if (size > capacity_) return false;
-    order_.push_front({key, size});
-    where_[key] = order_.begin();
-    used_ += size;
-    while (used_ > capacity_) {
-      used_ -= order_.back().second;
-      where_.erase(order_.back().first);
-      order_.pop_back();
-    }
-    return false;
-  }
-
- private:
-  uint64_t capacity_, used_ = 0;
-  std::list<std::pair<uint64_t, uint64_t>> order_;
-  std::unordered_map<uint64_t, std::list<std::pair<uint64_t, uint64_t>>::iterator> where_;
-};
 
 BlockTrace UniformTrace(uint64_t data_bytes, bool aligned, double alpha = 0.5) {
   LayoutOptions o;
@@ -65,7 +34,7 @@ TEST(TwoLevelStudy, UniformBlockLruMatchesClosedFormAndBruteForce) {
     EXPECT_NEAR(p.hit_app, static_cast<double>(p.ma_bytes) / data, 0.01) << p.ma_bytes;
     EXPECT_EQ(p.ma_bytes + p.mk_bytes, memory);
 
-    BruteLru app(p.ma_bytes), kernel(p.mk_bytes);
+    testing::ListLru app(p.ma_bytes), kernel(p.mk_bytes);
     uint64_t reads = 0, app_hits = 0, kernel_reads = 0, kernel_hits = 0;
     for (size_t i = 0; i < trace.accesses.size(); i++) {
       const Block& b = trace.blocks[trace.accesses[i]];

@@ -1,0 +1,70 @@
+// Helpers shared by the unit tests: a textbook LRU to check the fast
+// models against, and the location of the shared test traces.
+
+#ifndef SYMBIOSIS_TESTING_TEST_SUPPORT_H_
+#define SYMBIOSIS_TESTING_TEST_SUPPORT_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <list>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace symbiosis::testing {
+
+// A byte LRU cache as a textbook list: insert at the front, evict from the
+// back while over capacity (an object larger than the cache evicts itself).
+class ListLru {
+ public:
+  explicit ListLru(uint64_t capacity) : capacity_(capacity) {}
+
+  // Returns whether `key` was resident; makes it the most recent.
+  bool Access(uint64_t key, uint64_t size) {
+    auto it = where_.find(key);
+    const bool hit = it != where_.end();
+    if (hit) {
+      used_ -= it->second->second;
+      order_.erase(it->second);
+    }
+    order_.emplace_front(key, size);
+    where_[key] = order_.begin();
+    used_ += size;
+    while (used_ > capacity_) {
+      used_ -= order_.back().second;
+      where_.erase(order_.back().first);
+      order_.pop_back();
+    }
+    return hit;
+  }
+
+ private:
+  uint64_t capacity_;
+  uint64_t used_ = 0;
+  std::list<std::pair<uint64_t, uint64_t>> order_;  // (key, size), MRU first
+  std::unordered_map<uint64_t, decltype(order_)::iterator> where_;
+};
+
+// The folder shared/traces beside the repository (the repository is a
+// clone whose sibling is shared/), searched upwards from this source file
+// and from the working directory. Empty if absent: tests then skip with
+// a printed reason.
+inline std::filesystem::path SharedTraceDir() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  for (fs::path dir : {fs::absolute(fs::path(__FILE__), error).parent_path(),
+                       fs::current_path(error)}) {
+    for (; !dir.empty(); dir = dir.parent_path()) {
+      const fs::path candidate = dir / "shared" / "traces";
+      if (fs::exists(candidate / "cloudPhysicsIO.oracleGeneral.bin", error)) {
+        return candidate;
+      }
+      if (dir == dir.root_path()) break;
+    }
+  }
+  return {};
+}
+
+}  // namespace symbiosis::testing
+
+#endif  // SYMBIOSIS_TESTING_TEST_SUPPORT_H_
