@@ -42,6 +42,7 @@
 #include <memory>
 
 #include "symbiosis/kernel_cache.h"
+#include "symbiosis/sampler.h"
 
 namespace symbiosis {
 
@@ -54,6 +55,11 @@ struct PageCacheOptions {
   // A sampled (scaled-down) cache stands for one this many times larger:
   // the balance rule, which depends on the size in GiB, uses the full size.
   double balance_scale = 1.0;  // >= 1; 1/R for a ghost sampled at rate R
+  // A sampled ghost sees only the reads of sampled groups; read-ahead into
+  // groups outside the sample would fill its scaled-down capacity with
+  // pages that stand for nothing, so it reads ahead only pages that overlap
+  // a sampled group. Null: no sampling. Not owned; must outlive the model.
+  const Sampler* sample = nullptr;
 };
 
 struct PageAccessResult {

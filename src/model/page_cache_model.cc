@@ -308,6 +308,7 @@ class PageCacheModel::Rep {
 
   // --- Read-ahead (mm/readahead.c).
   void SyncReadahead(uint32_t file, uint64_t index, uint64_t request);
+  bool InSample(uint32_t file, uint64_t page) const;
   void AsyncReadahead(uint32_t file, Bucket* bucket, uint64_t index,
                       uint64_t request);
   void ReadRange(uint32_t file, uint64_t start, uint64_t count,
@@ -824,9 +825,24 @@ void PageCacheModel::Rep::ReadRange(uint32_t file, uint64_t start,
   const uint64_t marker = async_size <= count ? count - async_size : UINT64_MAX;
   for (uint64_t i = 0; i < count; ++i) {
     if (IsResident(file, start + i)) continue;
+    if (!InSample(file, start + i)) continue;
     Bucket* bucket = AddPage(file, start + i);
     if (i == marker) bucket->flags |= kReadahead;
   }
+}
+
+// Whether a page overlaps a sampled group (always, without sampling). A
+// group spans at least a page when G * block size >= 4 KiB, so a page
+// overlaps at most two groups.
+bool PageCacheModel::Rep::InSample(uint32_t file, uint64_t page) const {
+  const Sampler* sample = options_.sample;
+  if (sample == nullptr) return true;
+  const uint64_t first = (page << kPageShift) / sample->group_bytes();
+  const uint64_t last = ((page << kPageShift) + kPageSize - 1) / sample->group_bytes();
+  for (uint64_t group = first; group <= last; ++group) {
+    if (sample->SampledGroup(files_[file].id, group)) return true;
+  }
+  return false;
 }
 
 // page_cache_next_miss: the first non-resident page in [index, index +

@@ -232,6 +232,37 @@ TEST(PageCacheModelTest, SequentialReadsRampWindowUpToMaximum) {
   }
 }
 
+TEST(PageCacheModelTest, SampledReadaheadKeepsToSampledGroups) {
+  // Groups of one page (G = 1, 4 KiB blocks) sampled at 1/2: a sequential
+  // stream reads ahead only the pages of sampled groups.
+  const Sampler sample({0.5, 1, 4096});
+  PageCacheOptions options = Options(1024, /*readahead=*/true);
+  options.sample = &sample;
+  PageCacheModel cache(options);
+  uint64_t sampled = 0, unsampled_resident = 0;
+  for (uint64_t page = 0; page < 256; ++page) {
+    if (sample.SampledGroup(kFile, page)) {
+      ReadPage(cache, page);
+      ++sampled;
+    }
+  }
+  for (uint64_t page = 0; page < 512; ++page) {
+    unsampled_resident += !sample.SampledGroup(kFile, page) && cache.Contains(kFile, page);
+  }
+  ASSERT_GT(sampled, 64u);
+  EXPECT_EQ(unsampled_resident, 0u);
+  // Without the sample the same reads also bring in unsampled pages.
+  PageCacheModel unfiltered(Options(1024, /*readahead=*/true));
+  for (uint64_t page = 0; page < 256; ++page) {
+    if (sample.SampledGroup(kFile, page)) ReadPage(unfiltered, page);
+  }
+  uint64_t extra = 0;
+  for (uint64_t page = 0; page < 512; ++page) {
+    extra += !sample.SampledGroup(kFile, page) && unfiltered.Contains(kFile, page);
+  }
+  EXPECT_GT(extra, 0u);
+}
+
 TEST(PageCacheModelTest, AsyncReadaheadStartsOnlyAtTheMarker) {
   PageCacheModel cache(Options(1024, /*readahead=*/true));
   ReadPage(cache, 0);  // pages 0-3, marker on 1
