@@ -66,7 +66,7 @@ def run_libcachesim(trace, size):
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tool", default=os.path.join(root, "build", "lru_miss_ratio"))
+    parser.add_argument("--tool", default=os.path.join(root, "build", "native", "lru_miss_ratio"))
     parser.add_argument("--trace", default="/tmp/symbiosis_zipf_10M.oracleGeneral")
     parser.add_argument("--size", type=int, default=100000, help="objects")
     parser.add_argument("--pairs", type=int, default=5)

@@ -420,7 +420,10 @@ KernelRun RunKernel(const std::string& pattern,
       }
       if (done < flags.warmup) return;
       CgroupMemoryUsage usage = cgroup->ReadUsage();
-      run.nonfile_max = std::max(run.nonfile_max, usage.usage - usage.file);
+      // usage and memory.stat are read apart, so file may exceed usage.
+      if (usage.usage > usage.file) {
+        run.nonfile_max = std::max(run.nonfile_max, usage.usage - usage.file);
+      }
       if (usage.usage < full_usage) return;
       cache_sum += usage.file;
       run.cache_min = run.full_samples ? std::min(run.cache_min, usage.file)
