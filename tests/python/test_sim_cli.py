@@ -140,3 +140,16 @@ def test_bad_trace_files(tmp_path):
     text.write_text("1\n2\nthree\n")
     proc = run_cli("sim", "--trace", str(text), "--format", "txt", "--quiet", check=False)
     assert proc.returncode == 2 and "record 3" in proc.stderr
+
+
+def test_phases(cli, tmp_path):
+    out = tmp_path / "p.json"
+    cli("sim", "--phases", "hotspot20@8MiB*100k;hotspot20@16MiB*100k", "--data-size", "16MiB",
+        "--memory", "8MiB", "--points", "3", "--quiet", "--json", str(out))
+    report = json.loads(out.read_text())
+    assert report["num_accesses"] == 200000  # point reads: one block each
+    assert report["config"]["workload"].startswith("hotspot20@8MiB")
+    # Without counts the phases share the default length (20 reads per block).
+    cli("sim", "--phases", "hotspot20@8MiB;uniform@16MiB", "--data-size", "16MiB",
+        "--memory", "8MiB", "--points", "3", "--quiet", "--json", str(out))
+    assert json.loads(out.read_text())["num_accesses"] == 20 * 4096
