@@ -55,7 +55,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,6 +65,7 @@
 #include "symbiosis/hash.h"
 #include "symbiosis/page_cache_model.h"
 #include "symbiosis/residency.h"
+#include "symbiosis/workload.h"
 
 namespace symbiosis {
 namespace {
@@ -90,42 +90,6 @@ const char kUsage[] =
     "[--warmup N] [--read-pages K] [--scan-region BYTES] [--seed S] "
     "[--dir DIR] [--fadvise normal|random] [--json FILE]";
 
-// "64MiB", "1GiB", "4096", "64M", "512K".
-uint64_t ParseBytes(const std::string& flag, const std::string& text) {
-  size_t end = 0;
-  uint64_t value = 0;
-  try {
-    value = std::stoull(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  std::string unit = text.substr(end);
-  static const std::map<std::string, int> kShifts = {
-      {"", 0},   {"B", 0},   {"K", 10},  {"KiB", 10}, {"M", 20},
-      {"MiB", 20}, {"G", 30}, {"GiB", 30}};
-  auto shift = kShifts.find(unit);
-  if (end == 0 || shift == kShifts.end()) {
-    throw InputError(flag + " " + text +
-                     ": not a size; use bytes or a KiB/MiB/GiB suffix, e.g. "
-                     "64MiB");
-  }
-  return value << shift->second;
-}
-
-uint64_t ParseCount(const std::string& flag, const std::string& text) {
-  size_t end = 0;
-  uint64_t value = 0;
-  try {
-    value = std::stoull(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  if (end == 0 || end != text.size()) {
-    throw InputError(flag + " " + text + ": not a whole number");
-  }
-  return value;
-}
-
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
   for (int i = 1; i < argc; ++i) {
@@ -139,21 +103,21 @@ Flags ParseFlags(int argc, char** argv) {
     }
     std::string value = argv[++i];
     if (name == "--memory") {
-      flags.memory = ParseBytes(name, value);
+      flags.memory = ParseBytes(value, name);
     } else if (name == "--file-size") {
-      flags.file_size = ParseBytes(name, value);
+      flags.file_size = ParseBytes(value, name);
     } else if (name == "--pattern") {
       flags.pattern = value;
     } else if (name == "--accesses") {
-      flags.accesses = ParseCount(name, value);
+      flags.accesses = ParseCount(value, name);
     } else if (name == "--warmup") {
-      flags.warmup = ParseCount(name, value);
+      flags.warmup = ParseCount(value, name);
     } else if (name == "--read-pages") {
-      flags.read_pages = static_cast<uint32_t>(ParseCount(name, value));
+      flags.read_pages = static_cast<uint32_t>(ParseCount(value, name));
     } else if (name == "--scan-region") {
-      flags.scan_region = ParseBytes(name, value);
+      flags.scan_region = ParseBytes(value, name);
     } else if (name == "--seed") {
-      flags.seed = ParseCount(name, value);
+      flags.seed = ParseCount(value, name);
     } else if (name == "--dir") {
       flags.dir = value;
     } else if (name == "--fadvise") {

@@ -44,25 +44,7 @@ class ListStack {
   std::list<std::pair<uint64_t, uint64_t>> stack_;
 };
 
-struct Access {
-  uint64_t key;
-  uint64_t size;
-};
-
-// Keys drawn with a skew (a few hot keys) so that all distances occur;
-// each key has a fixed size in [1, 20000].
-std::vector<Access> RandomTrace(uint64_t seed, size_t length, uint64_t keys) {
-  std::mt19937_64 rng(seed);
-  std::vector<uint64_t> size_of(keys);
-  for (uint64_t& size : size_of) size = 1 + rng() % 20000;
-  std::vector<Access> trace;
-  for (size_t i = 0; i < length; ++i) {
-    const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-    const uint64_t key = static_cast<uint64_t>(u * u * keys);
-    trace.push_back({key * 0x9e3779b97f4a7c15ULL + seed, size_of[key]});
-  }
-  return trace;
-}
+using Access = testing::SizedAccess;
 
 uint64_t TotalDistinctBytes(const std::vector<Access>& trace) {
   std::unordered_map<uint64_t, uint64_t> size_of;
@@ -74,7 +56,7 @@ uint64_t TotalDistinctBytes(const std::vector<Access>& trace) {
 
 TEST(GhostLruTest, HitsExactlyWhereAListLruHitsAtEveryCapacity) {
   for (uint64_t seed = 1; seed <= 4; ++seed) {
-    const std::vector<Access> trace = RandomTrace(seed, 6000, 400);
+    const std::vector<Access> trace = testing::SkewedTrace(seed, 6000, 400);
     const uint64_t total = TotalDistinctBytes(trace);
     const std::vector<uint64_t> capacities = {
         0, 1, 19999, total / 50, total / 10, total / 3, total - 1, total};
@@ -154,7 +136,7 @@ TEST(GhostLruTest, SetCapacityShrinkForgetsTheOldest) {
 
 TEST(GhostLruTest, BoundedGhostIsExactUpToItsCapacity) {
   for (uint64_t seed = 11; seed <= 13; ++seed) {
-    const std::vector<Access> trace = RandomTrace(seed, 20000, 2000);
+    const std::vector<Access> trace = testing::SkewedTrace(seed, 20000, 2000);
     const uint64_t total = TotalDistinctBytes(trace);
     const uint64_t bound = total / 4;
     const std::vector<uint64_t> capacities = {total / 40, total / 10, bound};

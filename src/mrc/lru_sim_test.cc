@@ -17,24 +17,7 @@ namespace {
 
 using testing::ListLru;
 
-struct Request {
-  uint64_t key;
-  uint64_t size;
-};
-
-// Skewed keys, each with a fixed size in [1, 20000].
-std::vector<Request> RandomTrace(uint64_t seed, size_t length, uint64_t keys) {
-  std::mt19937_64 rng(seed);
-  std::vector<uint64_t> size_of(keys);
-  for (uint64_t& size : size_of) size = 1 + rng() % 20000;
-  std::vector<Request> trace;
-  for (size_t i = 0; i < length; ++i) {
-    const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-    const uint64_t key = static_cast<uint64_t>(u * u * keys);
-    trace.push_back({key ^ (seed << 40), size_of[key]});
-  }
-  return trace;
-}
+using Request = testing::SizedAccess;
 
 TEST(LruSimTest, EmptySimulatorReportsZeroes) {
   LruSim sim(10, true);
@@ -87,7 +70,7 @@ TEST(LruSimTest, GrowingObjectChargesItsNewSize) {
 
 TEST(LruSimTest, MatchesAListLruAndTheGhostInBothModes) {
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    const std::vector<Request> trace = RandomTrace(seed, 20000, 1500);
+    const std::vector<Request> trace = testing::SkewedTrace(seed, 20000, 1500);
     GhostLru bytes_ghost, objects_ghost;
     std::vector<uint64_t> byte_distances, object_distances;
     for (const Request& r : trace) {

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <list>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace symbiosis::testing {
 
@@ -44,6 +46,27 @@ class ListLru {
   std::list<std::pair<uint64_t, uint64_t>> order_;  // (key, size), MRU first
   std::unordered_map<uint64_t, decltype(order_)::iterator> where_;
 };
+
+struct SizedAccess {
+  uint64_t key;
+  uint64_t size;
+};
+
+// `length` accesses to `keys` keys drawn with a skew (a few hot keys), so
+// that stack distances of every magnitude occur; each key has a fixed size
+// in [1, 20000]. Different seeds give different keys.
+inline std::vector<SizedAccess> SkewedTrace(uint64_t seed, size_t length, uint64_t keys) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> size_of(keys);
+  for (uint64_t& size : size_of) size = 1 + rng() % 20000;
+  std::vector<SizedAccess> trace;
+  for (size_t i = 0; i < length; ++i) {
+    const double u = std::uniform_real_distribution<double>(0, 1)(rng);
+    const uint64_t key = static_cast<uint64_t>(u * u * keys);
+    trace.push_back({key * 0x9e3779b97f4a7c15ULL + seed, size_of[key]});
+  }
+  return trace;
+}
 
 // The folder shared/traces beside the repository (the repository is a
 // clone whose sibling is shared/), searched upwards from this source file
