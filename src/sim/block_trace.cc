@@ -11,6 +11,10 @@ namespace symbiosis {
 
 namespace {
 
+// A study keeps 12 bytes per access (ordinal and stack distance): 2^29
+// accesses are 6 GiB.
+constexpr uint64_t kMaxAccesses = uint64_t{1} << 29;
+
 void AppendRequest(const DataLayout& layout, uint64_t num_keys,
                    const KeyRequest& request, std::vector<uint32_t>* out) {
   const uint64_t first = std::min(request.first_key, num_keys - 1);
@@ -28,6 +32,11 @@ BlockTrace TraceFromWorkload(const DataLayout& layout,
                              uint64_t seed) {
   if (accesses == 0) {
     throw InputError("the number of accesses is 0; give a positive count, e.g. 10M");
+  }
+  if (accesses > kMaxAccesses) {
+    throw InputError("--accesses " + std::to_string(accesses) + " is more than the " +
+                     std::to_string(kMaxAccesses) +
+                     " a study holds in memory (12 bytes each); give fewer");
   }
   if (layout.num_blocks() > UINT32_MAX) {
     throw InputError("the data set has more than 2^32 blocks; use a smaller --data-size or larger blocks");
@@ -53,6 +62,11 @@ BlockTrace TraceFromWorkload(const DataLayout& layout,
     std::unique_ptr<Workload> generator =
         MakeWorkload(phase.spec, num_keys, entry_bytes, seed + p);
     if (phase.requests != 0) {
+      if (phase.requests > kMaxAccesses - trace.accesses.size()) {
+        throw InputError("phase " + std::to_string(p + 1) + " asks for more than the " +
+                         std::to_string(kMaxAccesses) +
+                         " accesses a study holds in memory; give fewer requests");
+      }
       for (uint64_t r = 0; r < phase.requests; r++) {
         AppendRequest(layout, num_keys, generator->Next(), &trace.accesses);
       }

@@ -90,6 +90,8 @@ BAD_INPUTS = [
     (["--file-size", "1KiB"], "file"),
     (["--block-size", "trace"], "trace"),
     (["--accesses", "many"], "--accesses"),
+    (["--accesses", "1e12"], "--accesses"),
+    (["--phases", "uniform@8MiB*1e12"], "phase 1"),
     (["--workload", "hotspot:hot_keys=2"], "hot_keys"),
 ]
 
