@@ -10,7 +10,6 @@
 #define SYMBIOSIS_BLOCK_TRACE_H_
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +49,15 @@ struct TraceLayoutOptions {
 
 BlockTrace TraceFromRecords(const std::vector<TraceRecord>& records,
                             const TraceLayoutOptions& options);
+
+// Checks what the studies require of a trace, so that a bad one fails with
+// one line before any work: accesses and blocks present, every access
+// naming a block, every block non-empty, and the page model's limits (at
+// most 2^24 files, offsets below 4 PiB). Throws InputError.
+void CheckBlockTrace(const BlockTrace& trace);
+
+// The studies' warm-up fraction must be in [0, 1). Throws InputError.
+void CheckWarmup(double warmup);
 
 }  // namespace symbiosis
 

@@ -20,6 +20,8 @@
 
 namespace symbiosis {
 
+struct PageCacheOptions;  // page_cache_model.h
+
 class KernelCache {
  public:
   virtual ~KernelCache() = default;
@@ -65,8 +67,12 @@ enum class KernelModelKind {
 // "linux", "lru", "block-lru". Throws InputError on an unknown name.
 KernelModelKind ParseKernelModelKind(std::string_view name);
 std::string KernelModelName(KernelModelKind kind);
+
+// The one factory of kernel models. kLinux is a PageCacheModel with
+// `options` as given; kPageLru the same with 2Q, refault activation and
+// read-ahead off; kBlockLru a block LRU of options.capacity_bytes.
 std::unique_ptr<KernelCache> NewKernelCache(KernelModelKind kind,
-                                            uint64_t capacity_bytes);
+                                            const PageCacheOptions& options);
 
 }  // namespace symbiosis
 

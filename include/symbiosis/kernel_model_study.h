@@ -14,8 +14,10 @@
 //   ghost           the full page model over the sample of groups of G
 //                   blocks: what GhostSim runs online
 //
-// Sampled models run at capacity R * C on the sampled reads (a scaled-down
-// simulation); their 2Q balance uses the full-size capacity's ratio.
+// Sampled models run scaled down on the sampled reads: at capacity r * C,
+// r the fraction of the data bytes the sample really keeps (close to R);
+// their 2Q balance uses the full size C, and they read ahead only into
+// sampled groups.
 
 #ifndef SYMBIOSIS_KERNEL_MODEL_STUDY_H_
 #define SYMBIOSIS_KERNEL_MODEL_STUDY_H_
@@ -54,7 +56,8 @@ struct KernelStudyResult {
 std::vector<std::string> KernelStudyModels();
 
 // Throws InputError on bad options (no capacities, a capacity below one
-// page, a rate outside (0, 1], G = 0, an empty trace).
+// page, a rate outside (0, 1], G = 0, a bad trace, a sample that would be
+// smaller than one page of the smallest cache).
 KernelStudyResult RunKernelModelStudy(const BlockTrace& trace,
                                       const KernelStudyOptions& options);
 

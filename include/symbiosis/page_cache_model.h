@@ -29,8 +29,9 @@
 // in rounds of 32 evictions, one read-ahead state per file (one open file
 // description per file), and no I/O timing (a page is resident or not).
 //
-// Limits: page offsets below 2^40 pages (4 PiB) and at most 2^24 files
-// with pages or shadows at a time; beyond that the calls throw InputError.
+// Limits: page offsets below 2^40 pages (4 PiB) and at most 2^24 distinct
+// files (a file counts from its first access until DropFile); beyond that
+// the calls throw InputError.
 //
 // Not thread-safe.
 

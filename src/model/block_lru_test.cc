@@ -108,19 +108,19 @@ TEST(KernelCacheTest, UnknownNameListsValidOnes) {
 
 TEST(KernelCacheTest, FactoryBuildsEachModel) {
   const uint64_t capacity = 64 * kPageSize;
-  auto linux_model = NewKernelCache(KernelModelKind::kLinux, capacity);
+  auto linux_model = NewKernelCache(KernelModelKind::kLinux, PageCacheOptions{capacity});
   auto* page_model = dynamic_cast<PageCacheModel*>(linux_model.get());
   ASSERT_NE(page_model, nullptr);
   EXPECT_TRUE(page_model->options().two_queue);
   EXPECT_TRUE(page_model->options().readahead);
 
-  auto lru_model = NewKernelCache(KernelModelKind::kPageLru, capacity);
+  auto lru_model = NewKernelCache(KernelModelKind::kPageLru, PageCacheOptions{capacity});
   page_model = dynamic_cast<PageCacheModel*>(lru_model.get());
   ASSERT_NE(page_model, nullptr);
   EXPECT_FALSE(page_model->options().two_queue);
   EXPECT_FALSE(page_model->options().readahead);
 
-  auto block_model = NewKernelCache(KernelModelKind::kBlockLru, capacity);
+  auto block_model = NewKernelCache(KernelModelKind::kBlockLru, PageCacheOptions{capacity});
   EXPECT_EQ(dynamic_cast<PageCacheModel*>(block_model.get()), nullptr);
   for (auto* model : {linux_model.get(), lru_model.get(), block_model.get()}) {
     EXPECT_EQ(model->capacity(), capacity);

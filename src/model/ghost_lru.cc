@@ -300,8 +300,10 @@ class GhostLru::Rep {
   }
 
   // Keeps memory proportional to the entries after mass forgetting.
+  // Compacting at less than 3/8 live slots keeps slots at most 16 * 8/3 =
+  // 43 bytes per entry, and with the index (at most 21) under 64.
   void CompactIfSparse() {
-    if (slots_.size() > kMinSlots && index_.size() * 8 < slots_.size()) {
+    if (slots_.size() > kMinSlots && index_.size() * 8 < slots_.size() * 3) {
       Compact();
       index_.ShrinkToFit();
     }

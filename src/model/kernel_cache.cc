@@ -26,19 +26,19 @@ std::string KernelModelName(KernelModelKind kind) {
 }
 
 std::unique_ptr<KernelCache> NewKernelCache(KernelModelKind kind,
-                                            uint64_t capacity_bytes) {
-  PageCacheOptions options;
-  options.capacity_bytes = capacity_bytes;
+                                            const PageCacheOptions& options) {
   switch (kind) {
     case KernelModelKind::kLinux:
       return std::make_unique<PageCacheModel>(options);
-    case KernelModelKind::kPageLru:
-      options.two_queue = false;
-      options.refault_activation = false;
-      options.readahead = false;
-      return std::make_unique<PageCacheModel>(options);
+    case KernelModelKind::kPageLru: {
+      PageCacheOptions lru = options;
+      lru.two_queue = false;
+      lru.refault_activation = false;
+      lru.readahead = false;
+      return std::make_unique<PageCacheModel>(lru);
+    }
     case KernelModelKind::kBlockLru:
-      return NewBlockLru(capacity_bytes);
+      return NewBlockLru(options.capacity_bytes);
   }
   return nullptr;
 }

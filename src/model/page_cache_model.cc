@@ -879,6 +879,10 @@ PageCacheModel::~PageCacheModel() = default;
 PageAccessResult PageCacheModel::AccessPages(uint64_t file_id,
                                              uint64_t first_page,
                                              uint32_t count) {
+  if (first_page > kMaxPage) {
+    throw InputError("page " + std::to_string(first_page) +
+                     " lies beyond the page model's 4 PiB of file offsets");
+  }
   return rep_->Read(file_id, first_page << kPageShift,
                     uint64_t{count} << kPageShift);
 }

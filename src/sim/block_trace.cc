@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <unordered_set>
 
 #include "symbiosis/error.h"
 #include "symbiosis/workload.h"
@@ -17,6 +18,10 @@ constexpr uint64_t kMaxAccesses = uint64_t{1} << 29;
 
 void AppendRequest(const DataLayout& layout, uint64_t num_keys,
                    const KeyRequest& request, std::vector<uint32_t>* out) {
+  if (out->size() >= kMaxAccesses) {
+    throw InputError("the workload asks for more than the " + std::to_string(kMaxAccesses) +
+                     " accesses a study holds in memory (12 bytes each); give fewer");
+  }
   const uint64_t first = std::min(request.first_key, num_keys - 1);
   const uint64_t last =
       std::min(first + std::max<uint32_t>(request.count, 1) - 1, num_keys - 1);
@@ -57,12 +62,16 @@ BlockTrace TraceFromWorkload(const DataLayout& layout,
         throw InputError("phase " + std::to_string(p + 1) + " ('" + phase.spec +
                          "') asks for more data than --data-size holds; raise --data-size to the largest phase");
       }
-      num_keys = std::max<uint64_t>(1, phase.data_bytes / entry_bytes);
+      // Whole blocks of the layout, so that no key falls past its end.
+      num_keys = std::clamp<uint64_t>(
+          phase.data_bytes / layout.options().block_bytes * layout.entries_per_block(), 1,
+          layout.num_keys());
     }
     std::unique_ptr<Workload> generator =
         MakeWorkload(phase.spec, num_keys, entry_bytes, seed + p);
     if (phase.requests != 0) {
-      if (phase.requests > kMaxAccesses - trace.accesses.size()) {
+      // Each request reads at least one block: refuse at once what cannot fit.
+      if (phase.requests > kMaxAccesses - std::min(kMaxAccesses, trace.accesses.size())) {
         throw InputError("phase " + std::to_string(p + 1) + " asks for more than the " +
                          std::to_string(kMaxAccesses) +
                          " accesses a study holds in memory; give fewer requests");
@@ -138,6 +147,40 @@ BlockTrace TraceFromRecords(const std::vector<TraceRecord>& records,
   }
   trace.description = "trace";
   return trace;
+}
+
+void CheckBlockTrace(const BlockTrace& trace) {
+  if (trace.accesses.empty() || trace.blocks.empty()) {
+    throw InputError("the trace is empty; give a workload with accesses or a non-empty trace file");
+  }
+  for (uint32_t b : trace.accesses) {
+    if (b >= trace.blocks.size()) {
+      throw InputError("an access names block " + std::to_string(b) + " of " +
+                       std::to_string(trace.blocks.size()) + "; the trace is corrupt");
+    }
+  }
+  constexpr uint64_t kMaxFiles = uint64_t{1} << 24;
+  constexpr uint64_t kMaxOffset = uint64_t{1} << 52;  // 4 PiB
+  std::unordered_set<uint64_t> files;
+  for (const Block& b : trace.blocks) {
+    if (b.disk_size == 0 || b.mem_size == 0) {
+      throw InputError("a block of file " + std::to_string(b.file_id) +
+                       " has size 0; every block needs a size");
+    }
+    if (b.offset >= kMaxOffset - b.disk_size) {
+      throw InputError("a block of file " + std::to_string(b.file_id) +
+                       " lies beyond 4 PiB; use a smaller --file-size");
+    }
+    if (files.insert(b.file_id).second && files.size() > kMaxFiles) {
+      throw InputError("the layout has more than 2^24 files; raise --file-size");
+    }
+  }
+}
+
+void CheckWarmup(double warmup) {
+  if (!(warmup >= 0 && warmup < 1)) {
+    throw InputError("--warmup must be a fraction in [0, 1), e.g. 0.25");
+  }
 }
 
 }  // namespace symbiosis

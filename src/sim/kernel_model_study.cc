@@ -1,15 +1,14 @@
 #include "symbiosis/kernel_model_study.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <string>
-#include <thread>
 
 #include "symbiosis/error.h"
 #include "symbiosis/page_cache_model.h"
 #include "symbiosis/progress.h"
 #include "symbiosis/sampler.h"
+#include "sim/parallel.h"
 
 namespace symbiosis {
 
@@ -35,20 +34,18 @@ std::vector<ModelSpec> Specs(uint32_t group_blocks) {
   };
 }
 
-// `sample` is the sampler of a sampled model, null otherwise.
+// `sample` is the sampler of a sampled model, null otherwise; `rate` the
+// fraction of the data it keeps.
 std::unique_ptr<KernelCache> MakeModel(const ModelSpec& spec, uint64_t capacity,
                                        double rate, uint32_t max_readahead,
                                        const Sampler* sample) {
-  const uint64_t scaled = spec.group ? static_cast<uint64_t>(capacity * rate) : capacity;
-  if (spec.kind == KernelModelKind::kBlockLru) return NewBlockLru(scaled);
   PageCacheOptions page;
-  page.capacity_bytes = scaled;
-  if (spec.group) page.balance_scale = 1 / rate;  // 2Q balance of the full size
-  page.two_queue = spec.kind == KernelModelKind::kLinux;
-  page.readahead = spec.kind == KernelModelKind::kLinux && spec.readahead;
+  page.capacity_bytes = sample ? static_cast<uint64_t>(capacity * rate) : capacity;
+  if (sample) page.balance_scale = 1 / rate;  // 2Q balance of the full size
+  page.readahead = spec.readahead;
   page.max_readahead_pages = max_readahead;
   page.sample = sample;
-  return std::make_unique<PageCacheModel>(page);
+  return NewKernelCache(spec.kind, page);
 }
 
 }  // namespace
@@ -61,9 +58,8 @@ std::vector<std::string> KernelStudyModels() {
 
 KernelStudyResult RunKernelModelStudy(const BlockTrace& trace,
                                       const KernelStudyOptions& options) {
-  if (trace.accesses.empty()) {
-    throw InputError("the trace is empty; give a workload with accesses or a non-empty trace file");
-  }
+  CheckBlockTrace(trace);
+  CheckWarmup(options.warmup);
   if (options.capacities.empty()) {
     throw InputError("no kernel cache sizes to simulate; give at least one");
   }
@@ -73,17 +69,12 @@ KernelStudyResult RunKernelModelStudy(const BlockTrace& trace,
                        " bytes is below one 4 KiB page; give larger sizes");
     }
   }
-  if (!(options.warmup >= 0 && options.warmup < 1)) {
-    throw InputError("--warmup must be a fraction in [0, 1), e.g. 0.25");
-  }
-  const uint64_t mean_disk = std::max<uint64_t>(1, trace.disk_bytes / trace.blocks.size());
-  const Sampler single({options.sample_rate, 1, static_cast<uint32_t>(mean_disk)});
-  const Sampler grouped({options.sample_rate, options.group_blocks,
-                         static_cast<uint32_t>(mean_disk)});
-  const std::vector<ModelSpec> specs = Specs(options.group_blocks);
-  const size_t n = trace.accesses.size();
-  const size_t warm = static_cast<size_t>(options.warmup * n);
-  const size_t jobs = specs.size() * options.capacities.size();
+  uint64_t disk_bytes = 0;
+  for (const Block& b : trace.blocks) disk_bytes += b.disk_size;
+  const uint32_t mean_disk = static_cast<uint32_t>(
+      std::max<uint64_t>(1, disk_bytes / trace.blocks.size()));
+  const Sampler single({options.sample_rate, 1, mean_disk});
+  const Sampler grouped({options.sample_rate, options.group_blocks, mean_disk});
 
   // Which blocks each sampler keeps, decided once, and the fraction of the
   // data each really keeps: a few hundred groups deviate from R by several
@@ -97,9 +88,21 @@ KernelStudyResult RunKernelModelStudy(const BlockTrace& trace,
     single_bytes += in_single[b] * trace.blocks[b].disk_size;
     grouped_bytes += in_grouped[b] * trace.blocks[b].disk_size;
   }
-  const double single_rate = static_cast<double>(single_bytes) / trace.disk_bytes;
-  const double grouped_rate = static_cast<double>(grouped_bytes) / trace.disk_bytes;
+  const double single_rate = static_cast<double>(single_bytes) / disk_bytes;
+  const double grouped_rate = static_cast<double>(grouped_bytes) / disk_bytes;
+  const uint64_t smallest = *std::min_element(options.capacities.begin(),
+                                              options.capacities.end());
+  if (smallest * std::min(single_rate, grouped_rate) < kPageSize) {
+    throw InputError(
+        "the sample at rate " + std::to_string(options.sample_rate) + " keeps " +
+        std::to_string(single_bytes) + " and " + std::to_string(grouped_bytes) +
+        " bytes (single blocks, groups of " + std::to_string(options.group_blocks) +
+        "), less than one page of the smallest cache; raise --rate or --data-size, or lower --group");
+  }
 
+  const std::vector<ModelSpec> specs = Specs(options.group_blocks);
+  const size_t n = trace.accesses.size();
+  const size_t warm = static_cast<size_t>(options.warmup * n);
   KernelStudyResult result;
   result.capacities = options.capacities;
   result.curves.resize(specs.size());
@@ -108,50 +111,40 @@ KernelStudyResult RunKernelModelStudy(const BlockTrace& trace,
     result.curves[m].hit_ratio.resize(options.capacities.size());
   }
 
+  const size_t jobs = specs.size() * options.capacities.size();
   Progress progress("simulating kernel models", jobs, options.progress);
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t job; (job = next.fetch_add(1)) < jobs;) {
-      const size_t m = job / options.capacities.size();
-      const size_t c = job % options.capacities.size();
-      const ModelSpec& spec = specs[m];
-      const std::vector<bool>* keep =
-          spec.group == 0 ? nullptr : (spec.group == 1 ? &in_single : &in_grouped);
-      const Sampler* sampler =
-          spec.group == 0 ? nullptr : (spec.group == 1 ? &single : &grouped);
-      std::unique_ptr<KernelCache> cache =
-          MakeModel(spec, options.capacities[c],
-                    spec.group == 1 ? single_rate : grouped_rate,
-                    options.max_readahead_pages, sampler);
-      uint64_t reads = 0, hits = 0;
-      // Hints the model about the read this many accesses ahead, so that
-      // its memory for that read is loaded by then.
-      constexpr size_t kPrefetchDistance = 8;
-      for (size_t i = 0; i < n; i++) {
-        if (i + kPrefetchDistance < n) {
-          const uint32_t ahead = trace.accesses[i + kPrefetchDistance];
-          if (keep == nullptr || (*keep)[ahead]) {
-            cache->Prefetch(trace.blocks[ahead]);
-          }
-        }
-        const uint32_t b = trace.accesses[i];
-        if (keep != nullptr && !(*keep)[b]) continue;
-        const bool hit = cache->Read(trace.blocks[b]);
-        if (i >= warm) {
-          reads++;
-          hits += hit;
-        }
+  ParallelFor(jobs, options.threads, [&](size_t job) {
+    const size_t m = job / options.capacities.size();
+    const size_t c = job % options.capacities.size();
+    const ModelSpec& spec = specs[m];
+    const bool grouped_sample = spec.group > 1;
+    const std::vector<bool>* keep =
+        spec.group == 0 ? nullptr : (grouped_sample ? &in_grouped : &in_single);
+    const Sampler* sampler =
+        spec.group == 0 ? nullptr : (grouped_sample ? &grouped : &single);
+    std::unique_ptr<KernelCache> cache =
+        MakeModel(spec, options.capacities[c], grouped_sample ? grouped_rate : single_rate,
+                  options.max_readahead_pages, sampler);
+    uint64_t reads = 0, hits = 0;
+    // Hints the model about the read this many accesses ahead, so that
+    // its memory for that read is loaded by then.
+    constexpr size_t kPrefetchDistance = 8;
+    for (size_t i = 0; i < n; i++) {
+      if (i + kPrefetchDistance < n) {
+        const uint32_t ahead = trace.accesses[i + kPrefetchDistance];
+        if (keep == nullptr || (*keep)[ahead]) cache->Prefetch(trace.blocks[ahead]);
       }
-      result.curves[m].hit_ratio[c] = reads ? static_cast<double>(hits) / reads : 0;
-      progress.Advance();
+      const uint32_t b = trace.accesses[i];
+      if (keep != nullptr && !(*keep)[b]) continue;
+      const bool hit = cache->Read(trace.blocks[b]);
+      if (i >= warm) {
+        reads++;
+        hits += hit;
+      }
     }
-  };
-  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(jobs));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; t++) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+    result.curves[m].hit_ratio[c] = reads ? static_cast<double>(hits) / reads : 0;
+    progress.Advance();
+  });
 
   const std::vector<double>& reference = result.curves[0].hit_ratio;
   for (KernelCurve& curve : result.curves) {

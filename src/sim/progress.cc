@@ -1,6 +1,8 @@
 #include "symbiosis/progress.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace symbiosis {
 

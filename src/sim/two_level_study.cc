@@ -1,15 +1,14 @@
 #include "symbiosis/two_level_study.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <string>
-#include <thread>
 
 #include "symbiosis/error.h"
 #include "symbiosis/ghost_lru.h"
 #include "symbiosis/page_cache_model.h"
 #include "symbiosis/progress.h"
+#include "sim/parallel.h"
 
 namespace symbiosis {
 
@@ -76,13 +75,10 @@ class OrdinalLru {
 };
 
 std::unique_ptr<KernelCache> MakeKernel(const StudyOptions& options, uint64_t bytes) {
-  if (options.kernel == KernelModelKind::kBlockLru) return NewBlockLru(bytes);
   PageCacheOptions page;
   page.capacity_bytes = bytes;
-  page.two_queue = options.kernel == KernelModelKind::kLinux;
-  page.readahead = options.kernel == KernelModelKind::kLinux;
   page.max_readahead_pages = options.max_readahead_pages;
-  return std::make_unique<PageCacheModel>(page);
+  return NewKernelCache(options.kernel, page);
 }
 
 struct Counts {
@@ -170,9 +166,7 @@ Counts ReplayExclusive(const BlockTrace& trace, uint64_t ma, KernelCache* kernel
 }  // namespace
 
 void ValidateStudyOptions(const BlockTrace& trace, const StudyOptions& options) {
-  if (trace.accesses.empty() || trace.blocks.empty()) {
-    throw InputError("the trace is empty; give a workload with accesses or a non-empty trace file");
-  }
+  CheckBlockTrace(trace);
   uint32_t smallest = UINT32_MAX;
   for (const Block& b : trace.blocks) smallest = std::min(smallest, b.mem_size);
   if (options.memory_bytes < smallest) {
@@ -183,9 +177,7 @@ void ValidateStudyOptions(const BlockTrace& trace, const StudyOptions& options) 
   if (options.points < 2) {
     throw InputError("--points must be at least 2 (M_a = 0 and M_a = M)");
   }
-  if (!(options.warmup >= 0 && options.warmup < 1)) {
-    throw InputError("--warmup must be a fraction in [0, 1), e.g. 0.25");
-  }
+  CheckWarmup(options.warmup);
   if (!(options.costs.app_miss >= 0) || !(options.costs.kernel_miss >= 0) ||
       !std::isfinite(options.costs.app_miss) || !std::isfinite(options.costs.kernel_miss)) {
     throw InputError("miss costs --ca and --ck must be finite and >= 0, e.g. --ca 3 --ck 16");
@@ -226,25 +218,15 @@ StudyResult RunTwoLevelStudy(const BlockTrace& trace, const StudyOptions& option
   StudyResult result;
   result.points.resize(points);
   result.counted_accesses = n - warm;
-  std::atomic<uint32_t> next{0};
-  auto worker = [&] {
-    for (uint32_t i; (i = next.fetch_add(1)) < points;) {
-      const uint64_t ma = m / (points - 1) * i + (m % (points - 1)) * i / (points - 1);
-      const uint64_t mk = m - ma;
-      std::unique_ptr<KernelCache> kernel =
-          mk >= kPageSize ? MakeKernel(options, mk) : nullptr;
-      const Counts c = options.exclusive
-          ? ReplayExclusive(trace, ma, kernel.get(), warm, &progress)
-          : ReplayInclusive(trace, distance, ma, kernel.get(), warm, &progress);
-      result.points[i] = Summarize(ma, mk, c, options.costs);
-    }
-  };
-  unsigned threads = options.threads ? options.threads : std::thread::hardware_concurrency();
-  threads = std::clamp<unsigned>(threads, 1, points);
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; t++) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  ParallelFor(points, options.threads, [&](size_t i) {
+    const uint64_t ma = m / (points - 1) * i + (m % (points - 1)) * i / (points - 1);
+    const uint64_t mk = m - ma;
+    std::unique_ptr<KernelCache> kernel = mk >= kPageSize ? MakeKernel(options, mk) : nullptr;
+    const Counts c = options.exclusive
+        ? ReplayExclusive(trace, ma, kernel.get(), warm, &progress)
+        : ReplayInclusive(trace, distance, ma, kernel.get(), warm, &progress);
+    result.points[i] = Summarize(ma, mk, c, options.costs);
+  });
 
   result.best = *std::min_element(
       result.points.begin(), result.points.end(),
