@@ -2,7 +2,7 @@
 # Installs what is missing (Debian packages, a Python virtualenv with the
 # Python dependencies) and builds the native library, its tests and tools,
 # and the Python package. Idempotent: a second run only rebuilds what
-# changed. Sourced by run.sh and test.sh.
+# changed. Run by run.sh and test.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -12,7 +12,7 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 APT_PACKAGES=(g++ cmake ninja-build libgtest-dev python3 python3-dev python3-venv)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
   if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
@@ -31,8 +31,18 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   python3 -m venv "$VENV"
 fi
 PY="$VENV/bin/python"
-PY_DEPS=(numpy matplotlib pytest pybind11 scikit-build-core)
-if ! "$PY" -c "import numpy, matplotlib, pytest, pybind11, scikit_build_core" 2>/dev/null; then
+# The same lower bounds as pyproject.toml.
+PY_DEPS=("numpy>=1.21" "matplotlib>=3.5" "pytest>=7" "pybind11>=2.11" "scikit-build-core>=0.8")
+if ! "$PY" - "${PY_DEPS[@]}" <<'CHECK' 2>/dev/null; then
+import sys
+from importlib.metadata import version
+for spec in sys.argv[1:]:
+    name, low = spec.split(">=")
+    have = tuple(int(x) for x in version(name).split(".")[:2] if x.isdigit())
+    want = tuple(int(x) for x in low.split("."))
+    if have < want:
+        sys.exit(1)
+CHECK
   log "installing Python dependencies: ${PY_DEPS[*]}"
   "$PY" -m pip install -q --upgrade pip
   "$PY" -m pip install -q "${PY_DEPS[@]}"

@@ -1,3 +1,5 @@
+"""`python -m symbiosis`: the same as the `symbiosis` command."""
+
 import sys
 
 from symbiosis.cli import main

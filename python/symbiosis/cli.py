@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, TextIO
 
 from symbiosis import _native
 from symbiosis.study import SimConfig, SimReport, run_sim
@@ -35,11 +35,24 @@ examples:
 """
 
 
-def _bytes(what: str) -> Callable[[str], int]:
+def _bytes(what: str, high: int = (1 << 64) - 1) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        return parse_bytes(text, what)
+        value = parse_bytes(text, what)
+        if value > high:
+            raise _native.InputError(f"{what}: {text} is larger than {format_bytes(high)}")
+        return value
     parse.__name__ = "size"
     return parse
+
+
+MAX_BLOCK = (1 << 32) - 1  # block and entry sizes are 32-bit
+
+
+def _plot_path(text: str) -> str:
+    """A PNG path: the only format the plots are written in."""
+    if not text.lower().endswith(".png"):
+        raise _native.InputError(f"--plot: '{text}' does not end in .png; plots are PNG files")
+    return text
 
 
 def _count(what: str) -> Callable[[str], int]:
@@ -78,26 +91,34 @@ def _nonnegative(what: str) -> Callable[[str], float]:
     return parse
 
 
-def _int_at_least(what: str, low: int) -> Callable[[str], int]:
+def _int_in(what: str, low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise _native.InputError(f"{what}: '{text}' is not a whole number")
-        if value < low or value >= 1 << 64:
-            raise _native.InputError(f"{what}: {text} must be a whole number >= {low}")
+        if not low <= value <= high:
+            raise _native.InputError(f"{what}: {text} must be a whole number from {low} to {high}")
         return value
     parse.__name__ = "int"
     return parse
 
 
-def _positive_int(what: str) -> Callable[[str], int]:
-    return _int_at_least(what, 1)
+def _positive_int(what: str, high: int = (1 << 32) - 1) -> Callable[[str], int]:
+    return _int_in(what, 1, high)
+
+
+def _seed(text: str) -> int:
+    return _int_in("--seed", 0, (1 << 64) - 1)(text)
+
+
+def _threads(text: str) -> int:
+    return _int_in("--threads", 0, 1024)(text)
 
 
 def _block_size(text: str) -> int:
     """A size, or 'trace': each key's block is the largest size the trace gives it."""
-    return 0 if text == "trace" else parse_bytes(text, "--block-size")
+    return 0 if text == "trace" else _bytes("--block-size", MAX_BLOCK)(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,7 +130,7 @@ class _Parser(argparse.ArgumentParser):
         except argparse.ArgumentError as e:
             cause = e.__context__
             if isinstance(cause, _native.InputError):
-                raise argparse.ArgumentError(action, str(cause)) from None
+                raise argparse.ArgumentError(None, str(cause)) from None
             raise
 
     def error(self, message: str) -> None:  # one line, exit 2
@@ -129,9 +150,11 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
                      help="uncompressed data size D_u (default: 2GiB)")
     src.add_argument("--accesses", type=_count("--accesses"), default=0,
                      help="block accesses to simulate (default: 20 per block)")
-    src.add_argument("--seed", type=_int_at_least("--seed", 0), default=1,
+    src.add_argument("--seed", type=_seed, default=1,
                      help="random seed (default: 1)")
-    src.add_argument("--trace", default=None, help="replay a trace file instead of a workload")
+    src.add_argument("--trace", default=None,
+                     help="replay a trace file instead of a workload (then --workload, "
+                          "--data-size, --accesses, --seed and --entry-size are not used)")
     src.add_argument("--format", dest="trace_format", default="oracleGeneral",
                      help="trace format: oracleGeneral, csv or txt (default: %(default)s)")
     src.add_argument("--columns", default="",
@@ -145,7 +168,7 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
     lay.add_argument("--block-size", type=_block_size, default=4096,
                      help="uncompressed block size (default: 4KiB, LevelDB's); with --trace, "
                           "'trace' takes each key's size from the trace")
-    lay.add_argument("--entry-size", type=_bytes("--entry-size"), default=128,
+    lay.add_argument("--entry-size", type=_bytes("--entry-size", MAX_BLOCK), default=128,
                      help="bytes per key-value entry (default: 128)")
     lay.add_argument("--file-size", type=_bytes("--file-size"), default=2 << 20,
                      help="on-disk file size (default: 2MiB, LevelDB's)")
@@ -171,18 +194,23 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
                             "cache leave the kernel cache and return on eviction")
     cache.add_argument("--warmup", type=_fraction("--warmup", False, True), default=0.25,
                        help="leading fraction of accesses not counted (default: 0.25)")
-    cache.add_argument("--threads", type=_int_at_least("--threads", 0), default=0,
+    cache.add_argument("--threads", type=_threads, default=0,
                        help="worker threads (default: 0, one per core)")
 
     out = p.add_argument_group("output")
     out.add_argument("--json", default=None, help="write the full result as JSON to this file")
-    out.add_argument("--plot", default=None, help="write a PNG plot of L_e, H_a, H_k against M_a")
+    out.add_argument("--plot", type=_plot_path, default=None,
+                     help="write a PNG plot of L_e, H_a, H_k against M_a (a .png path)")
     out.add_argument("--quiet", action="store_true", help="no table, no progress bar")
 
 
 def _sim_config(args: argparse.Namespace) -> SimConfig:
     if args.block_size == 0 and not args.trace:
         raise _native.InputError("--block-size trace needs --trace; give a size such as 4KiB")
+    if args.trace and args.phases:
+        raise _native.InputError("--phases and --trace exclude each other; give one")
+    if args.phases is not None and not args.phases.strip():
+        raise _native.InputError("--phases is empty; give e.g. \"hotspot20@1GiB*5M;hotspot20@2GiB*5M\"")
     workload = args.phases if args.phases else args.workload
     return SimConfig(
         workload=workload, data_bytes=args.data_size, memory_bytes=args.memory,
@@ -195,7 +223,8 @@ def _sim_config(args: argparse.Namespace) -> SimConfig:
         columns=args.columns, max_records=args.max_records)
 
 
-def print_sim(report: SimReport, out=sys.stdout) -> None:
+def print_sim(report: SimReport, out: TextIO = sys.stdout) -> None:
+    """Prints the study as a table with the best split marked, and a summary."""
     c = report.config
     source = f"trace {c.trace}" if c.trace else f"workload {c.workload}"
     print(f"{source}: {report.num_blocks} blocks, D_u = {format_bytes(report.data_bytes)}, "
@@ -206,7 +235,7 @@ def print_sim(report: SimReport, out=sys.stdout) -> None:
           f"kernel model: {c.kernel_model}{', exclusive' if c.exclusive else ''}", file=out)
     print(f"\n{'M_a':>10} {'M_k':>10} {'H_a':>7} {'H_k':>7} {'L_e':>9}", file=out)
     for p in report.points:
-        mark = "  <- best" if p is report.best or p["ma_bytes"] == report.best["ma_bytes"] else ""
+        mark = "  <- best" if p["ma_bytes"] == report.best["ma_bytes"] else ""
         print(f"{format_bytes(p['ma_bytes']):>10} {format_bytes(p['mk_bytes']):>10} "
               f"{p['hit_app']:7.4f} {p['hit_kernel']:7.4f} {p['latency']:9.4f}{mark}", file=out)
     best = report.best
@@ -214,11 +243,13 @@ def print_sim(report: SimReport, out=sys.stdout) -> None:
     print(f"\nbest split: M_a = {format_bytes(best['ma_bytes'])} "
           f"({best['ma_bytes'] / c.memory_bytes:.0%} of M), L_e = {best['latency']:.4f}", file=out)
     for name, p in (("M_a = 0", all_kernel), ("M_a = M", all_app)):
-        ratio = p["latency"] / best["latency"] if best["latency"] > 0 else float("inf")
+        ratio = p["latency"] / best["latency"] if best["latency"] > 0 else (
+            1.0 if p["latency"] == 0 else float("inf"))
         print(f"  {name:8} L_e = {p['latency']:.4f} ({ratio:.2f}x the best)", file=out)
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
+    """`symbiosis sim`: the two-level study."""
     config = _sim_config(args)
     report = run_sim(config, progress=not args.quiet and sys.stderr.isatty())
     if not args.quiet:
@@ -250,6 +281,7 @@ example:
 
 
 def cmd_kernel_models(args: argparse.Namespace) -> int:
+    """`symbiosis kernel-models`: kernel models against the full page model."""
     from symbiosis.kernel_models import run_kernel_models
     result = run_kernel_models(
         workload=args.workload, data_bytes=args.data_size, alpha=args.alpha,
@@ -283,6 +315,7 @@ def cmd_kernel_models(args: argparse.Namespace) -> int:
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
+    """`symbiosis figures`: regenerates the documentation figures."""
     from symbiosis.figures import FIGURES, make_figures
     names = args.only.split(",") if args.only else FIGURES
     make_figures(args.out, names, args.memory, args.points,
@@ -293,6 +326,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
     parser = _Parser(
         prog="symbiosis",
         description="Split a memory budget between a storage engine's application cache "
@@ -317,9 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="uncompressed data size D_u (default: 512MiB)")
     km.add_argument("--alpha", type=_fraction("--alpha", True, False), default=0.5,
                     help="compression ratio (default: 0.5)")
-    km.add_argument("--block-size", type=_bytes("--block-size"), default=4096,
+    km.add_argument("--block-size", type=_bytes("--block-size", MAX_BLOCK), default=4096,
                     help="uncompressed block size (default: 4KiB)")
-    km.add_argument("--sizes", type=_positive_int("--sizes"), default=16,
+    km.add_argument("--sizes", type=_positive_int("--sizes", 1024), default=16,
                     help="kernel cache sizes to simulate, D_c/sizes .. D_c (default: 16)")
     km.add_argument("--rate", type=_fraction("--rate", True, False), default=1 / 64,
                     help="sampling rate R of the sampled models (default: 1/64)")
@@ -327,18 +361,23 @@ def build_parser() -> argparse.ArgumentParser:
                     help="G, blocks per sampling group (default: 32)")
     km.add_argument("--accesses", type=_count("--accesses"), default=0,
                     help="block reads (default: 20 per block)")
-    km.add_argument("--seed", type=_int_at_least("--seed", 0), default=1)
+    km.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")
     km.add_argument("--max-readahead", type=_positive_int("--max-readahead"), default=32,
                     help="read-ahead window limit in pages (default: 32)")
-    km.add_argument("--warmup", type=_fraction("--warmup", False, True), default=0.25)
-    km.add_argument("--threads", type=_int_at_least("--threads", 0), default=0)
+    km.add_argument("--warmup", type=_fraction("--warmup", False, True), default=0.25,
+                    help="leading fraction of reads not counted (default: 0.25)")
+    km.add_argument("--threads", type=_threads, default=0,
+                    help="worker threads (default: 0, one per core)")
     km.add_argument("--trace", default=None, help="replay a trace file instead")
-    km.add_argument("--format", dest="trace_format", default="oracleGeneral")
-    km.add_argument("--columns", default="")
-    km.add_argument("--max-records", type=_count("--max-records"), default=0)
+    km.add_argument("--format", dest="trace_format", default="oracleGeneral",
+                    help="trace format: oracleGeneral, csv or txt (default: %(default)s)")
+    km.add_argument("--columns", default="", help='csv column map, e.g. "key=5,size=4,header=1"')
+    km.add_argument("--max-records", type=_count("--max-records"), default=0,
+                    help="read at most this many trace records (default: all)")
     km.add_argument("--json", default=None, help="write the curves as JSON")
-    km.add_argument("--plot", default=None, help="write a PNG of the curves")
-    km.add_argument("--quiet", action="store_true")
+    km.add_argument("--plot", type=_plot_path, default=None,
+                    help="write a PNG of the curves (a .png path)")
+    km.add_argument("--quiet", action="store_true", help="no table, no progress bar")
     km.set_defaults(func=cmd_kernel_models)
 
     fig = sub.add_parser(
@@ -349,18 +388,18 @@ def build_parser() -> argparse.ArgumentParser:
     fig.add_argument("--memory", type=_bytes("--memory"), default=128 << 20,
                      help="budget M the sizes are scaled to (default: 128MiB)")
     fig.add_argument("--points", type=_positive_int("--points"), default=17,
-                     help="splits per study (default: 17)")
+                     help="splits per two-level study (default: 17; fig7 has no splits)")
     fig.add_argument("--quiet", action="store_true")
     fig.set_defaults(func=cmd_figures)
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the CLI; returns the exit status (2 for bad input)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+        parser.error("give a command: sim, kernel-models or figures (see --help)")
     try:
         return args.func(args)
     except _native.InputError as e:

@@ -19,7 +19,8 @@ from symbiosis.study import SimConfig, SimReport, run_sim
 MIB = 1 << 20
 
 
-def _mk_curve(report: SimReport, ca: float | None = None, ck: float | None = None):
+def _mk_curve(report: SimReport, ca: float | None = None,
+              ck: float | None = None) -> tuple[list[float], list[float]]:
     """(M_k in units of M, L_e) of a report, optionally re-costed."""
     c = report.config
     ca = c.ca if ca is None else ca
@@ -31,7 +32,7 @@ def _mk_curve(report: SimReport, ca: float | None = None, ck: float | None = Non
     return xs, ys
 
 
-def _minimum(xs, ys):
+def _minimum(xs: list[float], ys: list[float]) -> tuple[float, float]:
     i = min(range(len(ys)), key=lambda k: ys[k])
     return xs[i], ys[i]
 
@@ -89,7 +90,8 @@ class FigureMaker:
         self._lines("fig4b_alpha", "Fig. 4 I(b): uniform, D_u=2M, C_a=50, C_k=100; "
                     "varying alpha", runs)
 
-    def _data_size_sweep(self, workload: str, alpha: float, ca: float) -> list:
+    def _data_size_sweep(self, workload: str, alpha: float,
+                         ca: float) -> list[tuple[str, SimReport, float | None]]:
         runs = []
         for tenth in range(1, 11):
             ratio = tenth / 10
@@ -176,10 +178,11 @@ FIGURES = ["closed_form", "fig4a", "fig4b", "fig4c", "fig4d", "fig5", "fig7"]
 
 def make_figures(out_dir: str, names: list[str], memory: int, points: int,
                  log: Callable[[str], None]) -> None:
-    maker = FigureMaker(out_dir, memory, points, log)
+    """Makes the named figures (see FIGURES) in `out_dir`; InputError on an unknown name."""
     for name in names:
         if name not in FIGURES:
             raise _native.InputError(f"unknown figure '{name}'; choose from {', '.join(FIGURES)}")
+    maker = FigureMaker(out_dir, memory, points, log)
     for name in names:
         log(f"{name}:")
         getattr(maker, name)()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from symbiosis import _native
+from symbiosis.study import SimConfig, build_trace
 
 
 def run_kernel_models(workload: str = "zipfian", data_bytes: int = 512 << 20,
@@ -19,12 +20,10 @@ def run_kernel_models(workload: str = "zipfian", data_bytes: int = 512 << 20,
     """Kernel cache sizes from D_c/sizes to D_c in `sizes` steps; one curve per model."""
     if sizes < 2:
         raise _native.InputError("--sizes must be at least 2")
-    if trace:
-        block_trace = _native.file_trace(trace, trace_format, columns, max_records,
-                                         block_bytes, alpha, file_bytes, False)
-    else:
-        block_trace = _native.workload_trace(data_bytes, alpha, block_bytes, entry_bytes,
-                                             file_bytes, False, workload, accesses, seed)
+    block_trace = build_trace(SimConfig(
+        workload=workload, data_bytes=data_bytes, alpha=alpha, accesses=accesses, seed=seed,
+        block_bytes=block_bytes, entry_bytes=entry_bytes, file_bytes=file_bytes, trace=trace,
+        trace_format=trace_format, columns=columns, max_records=max_records))
     disk = block_trace.disk_bytes
     capacities = [max(4096, disk * i // sizes) for i in range(1, sizes + 1)]
     result = _native.kernel_models(block_trace, capacities, rate, group,

@@ -20,6 +20,7 @@ MIB = float(1 << 20)
 
 
 def sim_title(report: "SimReport") -> str:
+    """One line naming the workload or trace and every parameter of the study."""
     c = report.config
     source = f"trace {c.trace}" if c.trace else f"{c.workload}, D_u={format_bytes(report.data_bytes)}"
     return (f"{source}, M={format_bytes(c.memory_bytes)}, alpha={c.alpha:g}, "

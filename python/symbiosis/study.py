@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
 from symbiosis import _native
@@ -49,9 +49,9 @@ class SimReport:
     data_bytes: int
     disk_bytes: int
     misaligned_fraction: float
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        """The report as plain JSON-ready data."""
         d = asdict(self)
         d["config"] = asdict(self.config)
         return d

@@ -23,10 +23,14 @@ def test_kernel_models_json_and_errors(tmp_path):
     assert plot.read_bytes()[:4] == b"\x89PNG"
 
     for args, needle in ((["--rate", "0"], "--rate"), (["--group", "0"], "--group"),
-                         (["--sizes", "1"], "--sizes"), (["--workload", "nope"], "nope")):
+                         (["--sizes", "1"], "--sizes"), (["--workload", "nope"], "nope"),
+                         (["--sizes", "4294967296"], "--sizes"),
+                         (["--group", "4294967296"], "--group"),
+                         (["--plot", "k.svgz"], "--plot"),
+                         (["--data-size", "4MiB", "--rate", "0.015625"], "sample")):
         bad = run_cli("kernel-models", "--data-size", "4MiB", "--quiet", *args, check=False)
         assert bad.returncode == 2 and needle in bad.stderr, bad.stderr
-        assert "Traceback" not in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
 
 
 def test_figures_small(tmp_path):
@@ -35,5 +39,9 @@ def test_figures_small(tmp_path):
     data = json.loads((tmp_path / "closed_form_gap.json").read_text())
     assert len(data["inclusive"]) == 5 and len(data["exclusive"]) == 5
     assert (tmp_path / "closed_form_gap.png").read_bytes()[:4] == b"\x89PNG"
-    bad = run_cli("figures", "--only", "fig99", "--out", str(tmp_path), check=False)
+    out = tmp_path / "never"
+    bad = run_cli("figures", "--only", "fig99", "--out", str(out), check=False)
     assert bad.returncode == 2 and "fig99" in bad.stderr
+    assert not out.exists()
+    none = run_cli(check=False)
+    assert none.returncode == 2 and "give a command" in none.stderr
