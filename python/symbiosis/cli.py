@@ -300,6 +300,11 @@ def cmd_kernel_models(args: argparse.Namespace) -> int:
             row = " ".join(f"{h:9.4f}" for h in curve["hit_ratio"])
             print(f"{curve['model']:>12} {row} {curve['mean_abs_error']:7.4f} "
                   f"{curve['max_abs_error']:7.4f}")
+        groups = result["expected_sampled_groups"]
+        if groups < 1000:
+            print(f"note: the sample holds about {groups:.0f} groups of {args.group} blocks, so "
+                  f"the sampled curves vary by roughly {1 / max(groups, 1) ** 0.5:.0%}; "
+                  "raise --data-size or --rate for a steadier comparison")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)

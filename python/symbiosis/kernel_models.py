@@ -30,6 +30,9 @@ def run_kernel_models(workload: str = "zipfian", data_bytes: int = 512 << 20,
                                    max_readahead_pages, warmup, threads, progress)
     result["disk_bytes"] = disk
     result["num_accesses"] = block_trace.num_accesses
+    # About how many groups the grouped sample holds: its curves vary by
+    # roughly 1/sqrt of that.
+    result["expected_sampled_groups"] = block_trace.num_blocks / group * rate
     result["rate"] = rate
     result["group_blocks"] = group
     return result

@@ -11,6 +11,7 @@ def test_kernel_models_json_and_errors(tmp_path):
     proc = run_cli("kernel-models", "--workload", "zipfian", "--data-size", "16MiB",
                    "--sizes", "4", "--rate", "0.5", "--json", str(out), "--plot", str(plot))
     assert "MAE" in proc.stdout
+    assert "the sample holds about 64 groups" in proc.stdout  # 4096 blocks / 32 * 0.5
     result = json.loads(out.read_text())
     models = [c["model"] for c in result["curves"]]
     assert models[0] == "kernel" and {"block-lru", "page-lru", "sampled", "m-aware",
