@@ -59,9 +59,6 @@ struct StudyResult {
 StudyResult RunTwoLevelStudy(const BlockTrace& trace,
                              const StudyOptions& options);
 
-// Validates options against a trace without running (for early errors).
-void ValidateStudyOptions(const BlockTrace& trace, const StudyOptions& options);
-
 }  // namespace symbiosis
 
 #endif  // SYMBIOSIS_TWO_LEVEL_STUDY_H_

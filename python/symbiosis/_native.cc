@@ -79,7 +79,6 @@ py::dict TwoLevelStudy(const BlockTrace& trace, uint64_t memory_bytes, double ca
   options.warmup = warmup;
   options.threads = threads;
   options.progress = progress;
-  ValidateStudyOptions(trace, options);
   StudyResult result;
   {
     py::gil_scoped_release release;

@@ -16,12 +16,14 @@ namespace {
 // accesses are 6 GiB.
 constexpr uint64_t kMaxAccesses = uint64_t{1} << 29;
 
+[[noreturn]] void RefuseAccesses(const std::string& what) {
+  throw InputError(what + " more than the " + std::to_string(kMaxAccesses) +
+                   " accesses a study holds in memory (12 bytes each); give fewer");
+}
+
 void AppendRequest(const DataLayout& layout, uint64_t num_keys,
                    const KeyRequest& request, std::vector<uint32_t>* out) {
-  if (out->size() >= kMaxAccesses) {
-    throw InputError("the workload asks for more than the " + std::to_string(kMaxAccesses) +
-                     " accesses a study holds in memory (12 bytes each); give fewer");
-  }
+  if (out->size() >= kMaxAccesses) RefuseAccesses("the workload asks for");
   const uint64_t first = std::min(request.first_key, num_keys - 1);
   const uint64_t last =
       std::min(first + std::max<uint32_t>(request.count, 1) - 1, num_keys - 1);
@@ -38,11 +40,7 @@ BlockTrace TraceFromWorkload(const DataLayout& layout,
   if (accesses == 0) {
     throw InputError("the number of accesses is 0; give a positive count, e.g. 10M");
   }
-  if (accesses > kMaxAccesses) {
-    throw InputError("--accesses " + std::to_string(accesses) + " is more than the " +
-                     std::to_string(kMaxAccesses) +
-                     " a study holds in memory (12 bytes each); give fewer");
-  }
+  if (accesses > kMaxAccesses) RefuseAccesses("--accesses " + std::to_string(accesses) + " is");
   if (layout.num_blocks() > UINT32_MAX) {
     throw InputError("the data set has more than 2^32 blocks; use a smaller --data-size or larger blocks");
   }
@@ -72,9 +70,7 @@ BlockTrace TraceFromWorkload(const DataLayout& layout,
     if (phase.requests != 0) {
       // Each request reads at least one block: refuse at once what cannot fit.
       if (phase.requests > kMaxAccesses - std::min(kMaxAccesses, trace.accesses.size())) {
-        throw InputError("phase " + std::to_string(p + 1) + " asks for more than the " +
-                         std::to_string(kMaxAccesses) +
-                         " accesses a study holds in memory; give fewer requests");
+        RefuseAccesses("phase " + std::to_string(p + 1) + " asks for");
       }
       for (uint64_t r = 0; r < phase.requests; r++) {
         AppendRequest(layout, num_keys, generator->Next(), &trace.accesses);

@@ -21,7 +21,8 @@ struct ModelSpec {
   uint32_t group;      // 0: unsampled; else sampled in groups of this many blocks
 };
 
-// The models of the study; `group` 0 for G means options.group_blocks.
+// The models of the study, reference first; the grouped samples use G =
+// group_blocks.
 std::vector<ModelSpec> Specs(uint32_t group_blocks) {
   return {
       {"kernel", KernelModelKind::kLinux, true, 0},

@@ -163,7 +163,6 @@ Counts ReplayExclusive(const BlockTrace& trace, uint64_t ma, KernelCache* kernel
   return c;
 }
 
-}  // namespace
 
 void ValidateStudyOptions(const BlockTrace& trace, const StudyOptions& options) {
   CheckBlockTrace(trace);
@@ -186,6 +185,9 @@ void ValidateStudyOptions(const BlockTrace& trace, const StudyOptions& options) 
     throw InputError("--max-readahead must be at least 1 page (the Linux default is 32)");
   }
 }
+
+}  // namespace
+
 
 StudyResult RunTwoLevelStudy(const BlockTrace& trace, const StudyOptions& options) {
   ValidateStudyOptions(trace, options);
