@@ -11,6 +11,7 @@
 #ifndef SYMBIOSIS_KERNEL_CACHE_H_
 #define SYMBIOSIS_KERNEL_CACHE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -52,6 +53,9 @@ class KernelCache {
   virtual void SetCapacity(uint64_t bytes) = 0;
   virtual uint64_t capacity() const = 0;
   virtual uint64_t used_bytes() const = 0;
+  // Heap bytes the model itself holds (its index and lists, not the data
+  // it stands for), for the online ghosts' memory budget.
+  virtual size_t MemoryUsage() const = 0;
 };
 
 // An LRU of whole blocks, each charged its disk size.

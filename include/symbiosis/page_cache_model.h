@@ -106,7 +106,7 @@ class PageCacheModel final : public KernelCache {
   uint64_t inactive_pages() const;
   const PageCacheOptions& options() const;
   uint64_t shadow_entries() const;  // evicted pages remembered for refaults
-  size_t MemoryUsage() const;       // heap bytes held by the model
+  size_t MemoryUsage() const override;  // heap bytes held by the model
 
  private:
   class Rep;

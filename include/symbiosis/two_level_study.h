@@ -30,6 +30,9 @@ struct StudyOptions {
   uint64_t memory_bytes = uint64_t{1} << 30;  // M
   MissCosts costs;
   uint32_t points = 33;  // splits M_a = i * M / (points - 1), i = 0..points-1
+  // Explicit splits (each M_a <= M), used instead of `points` when given,
+  // e.g. to score the M_a an online controller chose.
+  std::vector<uint64_t> splits;
   KernelModelKind kernel = KernelModelKind::kLinux;
   uint32_t max_readahead_pages = 32;
   bool exclusive = false;
@@ -55,6 +58,7 @@ struct StudyResult {
 };
 
 // Throws InputError on bad options (M smaller than one block, points < 2,
+// a split above M,
 // warmup outside [0, 1), negative costs, empty trace).
 StudyResult RunTwoLevelStudy(const BlockTrace& trace,
                              const StudyOptions& options);

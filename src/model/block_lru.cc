@@ -61,6 +61,13 @@ class BlockLru final : public KernelCache {
   }
   uint64_t capacity() const override { return capacity_; }
   uint64_t used_bytes() const override { return used_; }
+  // The index estimate counts one bucket pointer per bucket and one
+  // heap node (key, value, next, cached hash) per element.
+  size_t MemoryUsage() const override {
+    return nodes_.capacity() * sizeof(Node) +
+           index_.bucket_count() * sizeof(void*) +
+           index_.size() * (sizeof(std::pair<const uint64_t, uint32_t>) + 2 * sizeof(void*));
+  }
 
  private:
   struct Node {

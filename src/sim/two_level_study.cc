@@ -173,7 +173,13 @@ void ValidateStudyOptions(const BlockTrace& trace, const StudyOptions& options) 
                      " bytes is smaller than one block (" + std::to_string(smallest) +
                      " bytes); give at least one block, e.g. 64MiB");
   }
-  if (options.points < 2) {
+  for (const uint64_t ma : options.splits) {
+    if (ma > options.memory_bytes) {
+      throw InputError("split M_a = " + std::to_string(ma) + " bytes exceeds M = " +
+                       std::to_string(options.memory_bytes) + " bytes; give splits within M");
+    }
+  }
+  if (options.splits.empty() && options.points < 2) {
     throw InputError("--points must be at least 2 (M_a = 0 and M_a = M)");
   }
   CheckWarmup(options.warmup);
@@ -194,7 +200,12 @@ StudyResult RunTwoLevelStudy(const BlockTrace& trace, const StudyOptions& option
   const uint64_t m = options.memory_bytes;
   const size_t n = trace.accesses.size();
   const uint64_t warm = static_cast<uint64_t>(options.warmup * n);
-  const uint32_t points = options.points;
+  std::vector<uint64_t> splits = options.splits;
+  if (splits.empty()) {
+    const uint32_t last = options.points - 1;
+    for (uint32_t i = 0; i <= last; i++) splits.push_back(m / last * i + (m % last) * i / last);
+  }
+  const size_t points = splits.size();
 
   Progress progress("simulating", static_cast<uint64_t>(points + 1) * n, options.progress);
 
@@ -221,7 +232,7 @@ StudyResult RunTwoLevelStudy(const BlockTrace& trace, const StudyOptions& option
   result.points.resize(points);
   result.counted_accesses = n - warm;
   ParallelFor(points, options.threads, [&](size_t i) {
-    const uint64_t ma = m / (points - 1) * i + (m % (points - 1)) * i / (points - 1);
+    const uint64_t ma = splits[i];
     const uint64_t mk = m - ma;
     std::unique_ptr<KernelCache> kernel = mk >= kPageSize ? MakeKernel(options, mk) : nullptr;
     const Counts c = options.exclusive

@@ -1,0 +1,236 @@
+// Controller: splits a memory budget M between an engine's application
+// cache (M_a) and the cache below it (the kernel page cache, or the
+// engine's compressed cache: M_k = M - M_a), online (paper §4).
+//
+// An engine adapter reports events; the Controller answers with resizes.
+//
+//   Stable    only counters run. Every window of accesses gives a measured
+//             L_e = (1 - H_a) (C_a + (1 - H_k) C_k). While the caches warm
+//             after a resize the reference follows L_e down; then it is
+//             frozen, and a window that differs from it by more than the
+//             change threshold starts a round. If L_e rose (the data set
+//             probably grew) M_a first shrinks to the engine's default, the
+//             reset policy: the kernel cache copes better with a grown set.
+//   Adapting  sampled accesses feed the ghosts (see ghost_sim.h): one
+//             application ghost answers every candidate M_a by stack
+//             distance; one kernel ghost is shrunk candidate by candidate,
+//             in increasing M_a, and warmed before each is measured. The
+//             candidate nearest the current M_a is moved onto it, so the
+//             current configuration is simulated too and predictions are
+//             compared with it: model bias cancels. The best candidate is
+//             adopted only if it beats the simulated current configuration
+//             by the gain threshold, and only if the simulated current
+//             configuration agrees with what was measured (the guard: a
+//             kernel behaviour the model lacks shows up as disagreement).
+//             A round is abandoned if L_e changes during it; after several
+//             abandoned rounds in a row the Controller stops simulating for
+//             a while (churn).
+//   Settling  after a resize, waits for the caches to fill before the next
+//             reference is taken.
+//
+// Resizes are gradual: M_a moves by at most a step per interval, and the
+// order of the two calls keeps M_a + M_k <= M at every moment.
+//
+// Threads: the Record* calls may be made concurrently from any number of
+// threads. An unsampled access costs a relaxed load, a hash of its group
+// while Adapting, a branch and relaxed counter increments; one access in
+// about a thousand (per thread) moves the shared clock, and the thread
+// that ends a window runs the state machine. The Resizer is called from an
+// event-recording thread with no Controller lock held, one call at a time.
+
+#ifndef SYMBIOSIS_CONTROLLER_H_
+#define SYMBIOSIS_CONTROLLER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symbiosis/block.h"
+#include "symbiosis/cost_model.h"
+#include "symbiosis/kernel_cache.h"
+
+namespace symbiosis {
+
+// Every tunable, with its default. Lengths count application-cache
+// accesses (RecordAppAccess calls), the clock of the whole Controller.
+struct ControllerConfig {
+  // --- Budget ---
+  // M. 0: read it from this process's memory cgroup (v2 memory.max, v1
+  // memory.limit_in_bytes, the smallest along the path) minus the reserve.
+  uint64_t memory_bytes = 0;
+  // Memory kept out of M when M comes from the cgroup: the engine's heap,
+  // memtables, index and filter blocks.
+  uint64_t memory_reserve_bytes = uint64_t{64} << 20;
+  // The engine's own default M_a (LevelDB 8 MiB); the reset policy's target.
+  uint64_t default_app_bytes = uint64_t{8} << 20;
+  // M_a when the Controller starts; applied through the Resizer at once.
+  uint64_t initial_app_bytes = uint64_t{8} << 20;
+  // Whether the engine owns the second tier (a compressed cache sized
+  // M - M_a through Resizer::SetSecondTierCapacity); otherwise the kernel
+  // page cache takes the rest on its own.
+  bool second_tier_owned = false;
+
+  // --- Decisions ---
+  uint32_t candidates = 9;        // M_a = M * i / (candidates - 1), >= 2
+  double change_threshold = 0.10;  // relative L_e change that starts a round
+  double gain_threshold = 0.10;    // relative gain a candidate must bring
+  // Differences of L_e below this fraction of C_a + C_k are noise, however
+  // large relative to a tiny L_e.
+  double change_floor = 0.01;
+  // The guard: predictions are used only if the simulated current
+  // configuration is within this relative error of the measured one.
+  double model_tolerance = 0.5;
+  bool reset_on_rise = true;  // the reset policy (paper §4.2.1)
+  bool start_with_round = true;  // simulate once at start, as the paper does
+
+  // --- Sampling (paper §4.2.3) ---
+  double sample_rate = 1.0 / 64;  // R, in (0, 1]
+  uint32_t group_blocks = 32;     // G
+  uint32_t block_disk_bytes = 4096;  // nominal on-disk block size
+
+  // --- Windows ---
+  uint64_t window_accesses = 100'000;          // one measured L_e
+  // The round's ghosts start empty and fill before stage 0 is measured:
+  // at least round_warmup_accesses, then until both ghosts are full or
+  // stopped growing (checked every warmup_check_accesses), at most
+  // max_round_warmup_accesses.
+  uint64_t round_warmup_accesses = 200'000;
+  uint64_t max_round_warmup_accesses = 700'000;
+  uint64_t warmup_check_accesses = 50'000;
+  uint64_t candidate_warmup_accesses = 25'000;  // kernel ghost after a shrink
+  uint64_t candidate_accesses = 60'000;        // one candidate's measurement
+  // Sampled accesses a candidate's window needs before its prediction
+  // counts; a short window is extended up to max_extensions times.
+  uint64_t min_samples = 800;
+  uint32_t max_extensions = 3;
+  uint64_t settle_accesses = 300'000;  // after a resize, before a reference
+  uint32_t max_abandoned_rounds = 3;   // in a row, then back off
+  uint64_t churn_backoff_accesses = 10'000'000;
+  // Re-simulate after this many Stable accesses even without a change;
+  // 0: never.
+  uint64_t resimulate_accesses = 0;
+
+  // --- Resizing ---
+  uint64_t resize_step_bytes = 0;  // per step; 0: M / 16
+  uint64_t resize_step_accesses = 10'000;
+
+  // --- Kernel ghost ---
+  KernelModelKind kernel_model = KernelModelKind::kLinux;
+  uint32_t max_readahead_pages = 32;
+
+  // --- Miss costs (microseconds) ---
+  // Used until measured, and always for a cost whose measuring is off.
+  MissCosts costs;
+  bool measure_app_miss_cost = true;     // C_a from reads the kernel served
+  bool measure_kernel_miss_cost = true;  // C_k from device reads
+  double cost_smoothing = 0.2;  // EWMA weight of a window's mean, (0, 1]
+  uint64_t min_cost_samples = 64;  // timed reads a window needs to count
+};
+
+// Throws InputError naming the field if `config` is invalid: thresholds
+// outside (0, 1), R outside (0, 1], candidates < 2, zero lengths, M given
+// but smaller than the default M_a, negative costs.
+void ValidateControllerConfig(const ControllerConfig& config);
+
+// M for `config`: memory_bytes if set, else the cgroup limit minus the
+// reserve. Throws CgroupError if there is no cgroup limit to read, and
+// InputError if the reserve leaves nothing.
+uint64_t ResolveMemoryBudget(const ControllerConfig& config);
+
+// Where the Controller's decisions go. Capacities are in bytes.
+class Resizer {
+ public:
+  virtual ~Resizer() = default;
+  virtual void SetAppCacheCapacity(uint64_t bytes) = 0;
+  // Only called with ControllerConfig::second_tier_owned.
+  virtual void SetSecondTierCapacity(uint64_t bytes) {}
+};
+
+enum class ControllerState { kStable, kAdapting, kSettling };
+const char* ControllerStateName(ControllerState state);
+
+struct CandidateStats {
+  uint64_t ma_bytes = 0;
+  bool current = false;  // the configuration the engine ran in the round
+  bool valid = false;    // had min_samples sampled accesses
+  uint64_t samples = 0;  // sampled accesses in its window
+  double hit_app = 0;
+  double hit_kernel = 0;
+  double predicted_latency = 0;
+};
+
+struct RoundStats {
+  uint64_t start_access = 0;
+  uint64_t end_access = 0;  // 0 while running
+  std::string trigger;      // why it started
+  bool reset = false;       // the reset policy shrank M_a first
+  std::vector<CandidateStats> candidates;  // ascending M_a
+  // The engine's L_e while the current M_a's stage was measured, and the
+  // ghost's L_e for that M_a.
+  double measured_latency = 0;
+  double simulated_latency = 0;
+  uint64_t current_ma_bytes = 0;  // M_a the engine ran in the round
+  uint64_t adopted_ma_bytes = 0;  // M_a after the round
+  // "adopted", "rejected" or "abandoned", and why.
+  std::string decision;
+  std::string reason;
+};
+
+struct ControllerStats {
+  ControllerState state = ControllerState::kStable;
+  uint64_t memory_bytes = 0;      // M
+  uint64_t app_bytes = 0;         // M_a applied now
+  uint64_t target_app_bytes = 0;  // M_a being moved to
+  uint64_t accesses = 0;          // application-cache accesses seen
+  // The last full window.
+  double hit_app = 0;
+  double hit_kernel = 0;
+  double latency = 0;            // measured L_e
+  double reference_latency = 0;  // Stable's reference; 0 when none
+  MissCosts costs;               // in use now
+  bool app_miss_cost_measured = false;
+  bool kernel_miss_cost_measured = false;
+  std::vector<RoundStats> rounds;  // the most recent, oldest first
+  uint64_t ghost_memory_bytes = 0;  // now; 0 outside rounds
+  uint64_t peak_ghost_memory_bytes = 0;
+  uint64_t ignored_events = 0;  // bad events dropped (zero sizes, ...)
+};
+
+std::string ToJson(const ControllerStats& stats);
+
+class Controller {
+ public:
+  // Applies config.initial_app_bytes through `resizer` (may be null: then
+  // decisions are only visible in Stats()). Throws InputError for a bad
+  // config and CgroupError when M must come from a cgroup that has none.
+  // REQUIRES: `resizer` outlives the Controller.
+  Controller(const ControllerConfig& config, Resizer* resizer);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // One application-cache lookup of `block` and whether it hit.
+  void RecordAppAccess(const Block& block, bool hit);
+
+  // One read of a block's on-disk bytes after an application-cache miss:
+  // whether the kernel (or compressed) cache held all of them, and how
+  // long serving the miss took (read, checksum, decompression), in
+  // nanoseconds; 0 if not timed.
+  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns = 0);
+
+  // The file was deleted: its ghost state goes.
+  void RecordFileDeleted(uint64_t file_id);
+
+  ControllerStats Stats() const;
+  uint64_t memory_bytes() const;
+  const ControllerConfig& config() const;
+
+ private:
+  class Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_CONTROLLER_H_

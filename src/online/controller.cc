@@ -1,0 +1,396 @@
+#include "symbiosis/controller.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+#include "online/ghost_sim.h"
+#include "online/tracker.h"
+#include "symbiosis/cgroup.h"
+#include "symbiosis/error.h"
+#include "symbiosis/sampler.h"
+
+namespace symbiosis {
+namespace {
+
+// Offsets from 2^52 bytes (4 PiB) and file ids from 2^48 are not real:
+// the page model's limits lie there.
+constexpr uint64_t kMaxOffset = uint64_t{1} << 52;
+constexpr uint64_t kMaxFileId = uint64_t{1} << 48;
+
+// Each thread adds to one of kSlots cache-line-sized counter blocks, so
+// threads rarely share a line. Every kClockChunk accesses a slot moves the
+// shared clock, the one contended write, and checks the deadline.
+constexpr size_t kSlots = 32;
+constexpr uint64_t kClockChunk = 1024;
+
+struct alignas(64) Slot {
+  std::atomic<uint64_t> accesses{0};
+  std::atomic<uint64_t> app_hits{0};
+  std::atomic<uint64_t> reads{0};
+  std::atomic<uint64_t> read_hits{0};
+  std::atomic<uint64_t> hit_ns{0};
+  std::atomic<uint64_t> hit_timed{0};
+  std::atomic<uint64_t> miss_ns{0};
+  std::atomic<uint64_t> miss_timed{0};
+};
+
+size_t ThreadSlot() {
+  static std::atomic<size_t> next{0};
+  thread_local const size_t slot = next.fetch_add(1, std::memory_order_relaxed) % kSlots;
+  return slot;
+}
+
+void Require(bool ok, const std::string& message) {
+  if (!ok) throw InputError("controller config: " + message);
+}
+
+bool Fraction(double x) { return x > 0 && x < 1; }
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string JsonNumber(double x) {
+  if (!std::isfinite(x)) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", x);
+  return text;
+}
+
+std::string JsonBool(bool b) { return b ? "true" : "false"; }
+
+}  // namespace
+
+void ValidateControllerConfig(const ControllerConfig& c) {
+  Require(c.candidates >= 2, "candidates must be at least 2 (M_a = 0 and M_a = M)");
+  Require(Fraction(c.change_threshold), "change_threshold must be in (0, 1), e.g. 0.1");
+  Require(Fraction(c.gain_threshold), "gain_threshold must be in (0, 1), e.g. 0.1");
+  Require(c.change_floor >= 0 && c.change_floor < 1, "change_floor must be in [0, 1), e.g. 0.01");
+  Require(c.model_tolerance > 0 && std::isfinite(c.model_tolerance),
+          "model_tolerance must be > 0, e.g. 0.5");
+  Require(c.sample_rate > 0 && c.sample_rate <= 1,
+          "sample_rate must be in (0, 1], e.g. 0.015625 (1/64)");
+  Require(c.group_blocks > 0, "group_blocks must be at least 1 (default 32)");
+  Require(c.block_disk_bytes > 0, "block_disk_bytes must be > 0 (default 4096)");
+  Require(c.window_accesses > 0, "window_accesses must be > 0 (default 100000)");
+  Require(c.warmup_check_accesses > 0, "warmup_check_accesses must be > 0 (default 50000)");
+  Require(c.max_round_warmup_accesses >= c.round_warmup_accesses,
+          "max_round_warmup_accesses must be at least round_warmup_accesses");
+  Require(c.candidate_accesses > 0, "candidate_accesses must be > 0 (default 100000)");
+  Require(c.resize_step_accesses > 0, "resize_step_accesses must be > 0 (default 10000)");
+  Require(c.max_abandoned_rounds > 0, "max_abandoned_rounds must be at least 1 (default 3)");
+  Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
+  Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
+  Require(c.costs.app_miss >= 0 && c.costs.kernel_miss >= 0 && std::isfinite(c.costs.app_miss) &&
+              std::isfinite(c.costs.kernel_miss) && c.costs.app_miss + c.costs.kernel_miss > 0,
+          "costs must be finite, >= 0 and not both 0 (e.g. app_miss 3, kernel_miss 16)");
+  if (c.memory_bytes != 0) {
+    Require(c.memory_bytes >= c.default_app_bytes,
+            "memory_bytes (M) must be at least default_app_bytes");
+    Require(c.initial_app_bytes <= c.memory_bytes,
+            "initial_app_bytes must not exceed memory_bytes (M)");
+  }
+}
+
+uint64_t ResolveMemoryBudget(const ControllerConfig& config) {
+  if (config.memory_bytes != 0) return config.memory_bytes;
+  const MemoryCgroup cgroup = DetectMemoryCgroup();
+  const std::optional<uint64_t> limit = ReadMemoryLimit(cgroup);
+  if (!limit) {
+    throw CgroupError("memory cgroup " + cgroup.dir +
+                      " has no limit: give the budget M (memory_bytes) explicitly");
+  }
+  if (*limit <= config.memory_reserve_bytes ||
+      *limit - config.memory_reserve_bytes < config.default_app_bytes) {
+    throw InputError("controller config: the cgroup limit " + std::to_string(*limit) +
+                     " bytes minus memory_reserve_bytes leaves less than default_app_bytes; "
+                     "lower the reserve or raise the limit");
+  }
+  return *limit - config.memory_reserve_bytes;
+}
+
+const char* ControllerStateName(ControllerState state) {
+  switch (state) {
+    case ControllerState::kStable: return "stable";
+    case ControllerState::kAdapting: return "adapting";
+    case ControllerState::kSettling: return "settling";
+  }
+  return "?";
+}
+
+std::string ToJson(const ControllerStats& s) {
+  std::string j = "{";
+  j += "\"state\": " + JsonString(ControllerStateName(s.state));
+  j += ", \"memory_bytes\": " + std::to_string(s.memory_bytes);
+  j += ", \"app_bytes\": " + std::to_string(s.app_bytes);
+  j += ", \"target_app_bytes\": " + std::to_string(s.target_app_bytes);
+  j += ", \"accesses\": " + std::to_string(s.accesses);
+  j += ", \"hit_app\": " + JsonNumber(s.hit_app);
+  j += ", \"hit_kernel\": " + JsonNumber(s.hit_kernel);
+  j += ", \"latency\": " + JsonNumber(s.latency);
+  j += ", \"reference_latency\": " + JsonNumber(s.reference_latency);
+  j += ", \"costs\": {\"app_miss\": " + JsonNumber(s.costs.app_miss) +
+       ", \"kernel_miss\": " + JsonNumber(s.costs.kernel_miss) +
+       ", \"app_miss_measured\": " + JsonBool(s.app_miss_cost_measured) +
+       ", \"kernel_miss_measured\": " + JsonBool(s.kernel_miss_cost_measured) + "}";
+  j += ", \"ghost_memory_bytes\": " + std::to_string(s.ghost_memory_bytes);
+  j += ", \"peak_ghost_memory_bytes\": " + std::to_string(s.peak_ghost_memory_bytes);
+  j += ", \"ignored_events\": " + std::to_string(s.ignored_events);
+  j += ", \"rounds\": [";
+  for (size_t r = 0; r < s.rounds.size(); r++) {
+    const RoundStats& round = s.rounds[r];
+    j += r ? ", {" : "{";
+    j += "\"start_access\": " + std::to_string(round.start_access);
+    j += ", \"end_access\": " + std::to_string(round.end_access);
+    j += ", \"trigger\": " + JsonString(round.trigger);
+    j += ", \"reset\": " + JsonBool(round.reset);
+    j += ", \"current_ma_bytes\": " + std::to_string(round.current_ma_bytes);
+    j += ", \"measured_latency\": " + JsonNumber(round.measured_latency);
+    j += ", \"simulated_latency\": " + JsonNumber(round.simulated_latency);
+    j += ", \"adopted_ma_bytes\": " + std::to_string(round.adopted_ma_bytes);
+    j += ", \"decision\": " + JsonString(round.decision);
+    j += ", \"reason\": " + JsonString(round.reason);
+    j += ", \"candidates\": [";
+    for (size_t i = 0; i < round.candidates.size(); i++) {
+      const CandidateStats& c = round.candidates[i];
+      j += i ? ", {" : "{";
+      j += "\"ma_bytes\": " + std::to_string(c.ma_bytes);
+      j += ", \"current\": " + JsonBool(c.current);
+      j += ", \"valid\": " + JsonBool(c.valid);
+      j += ", \"samples\": " + std::to_string(c.samples);
+      j += ", \"hit_app\": " + JsonNumber(c.hit_app);
+      j += ", \"hit_kernel\": " + JsonNumber(c.hit_kernel);
+      j += ", \"predicted_latency\": " + JsonNumber(c.predicted_latency);
+      j += "}";
+    }
+    j += "]}";
+  }
+  j += "]}";
+  return j;
+}
+
+// Invariants: tracker_, sim_, peak_ghost_memory_ and decided_bytes_ are
+// guarded by mu_. deadline_ and simulating_ mirror the Tracker after each
+// Advance, so the hot path reads them without the lock; a stale value
+// delays work by at most one clock chunk. Every M_a change bumps
+// decided_seq_; the Resizer has been told the latest one once
+// applied_seq_ equals it.
+class Controller::Rep {
+ public:
+  Rep(const ControllerConfig& config, Resizer* resizer)
+      : config_(Checked(config)),
+        memory_(ResolveMemoryBudget(config_)),
+        resizer_(resizer),
+        sampler_(SamplerOptions{config_.sample_rate, config_.group_blocks,
+                                config_.block_disk_bytes}),
+        sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages},
+             &sampler_),
+        tracker_(config_, memory_, &sim_) {
+    if (config_.initial_app_bytes > memory_) {
+      throw InputError("controller config: initial_app_bytes exceeds the budget M = " +
+                       std::to_string(memory_) + " bytes");
+    }
+    Publish();
+    applied_bytes_ = decided_bytes_ = tracker_.app_bytes();
+    if (resizer_ != nullptr) {
+      if (config_.second_tier_owned) resizer_->SetSecondTierCapacity(memory_ - applied_bytes_);
+      resizer_->SetAppCacheCapacity(applied_bytes_);
+    }
+  }
+
+  void RecordAppAccess(const Block& block, bool hit) {
+    if (!Valid(block)) return;
+    Slot& slot = slots_[ThreadSlot()];
+    if (hit) slot.app_hits.fetch_add(1, std::memory_order_relaxed);
+    if (simulating_.load(std::memory_order_relaxed) && sampler_.Sampled(block)) {
+      Simulate(block);
+    }
+    const uint64_t n = slot.accesses.fetch_add(1, std::memory_order_relaxed) + 1;
+    if (n % kClockChunk == 0) Tick();
+  }
+
+  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns) {
+    if (!Valid(block)) return;
+    Slot& slot = slots_[ThreadSlot()];
+    slot.reads.fetch_add(1, std::memory_order_relaxed);
+    if (kernel_hit) slot.read_hits.fetch_add(1, std::memory_order_relaxed);
+    if (service_ns == 0) return;
+    if (kernel_hit) {
+      slot.hit_ns.fetch_add(service_ns, std::memory_order_relaxed);
+      slot.hit_timed.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      slot.miss_ns.fetch_add(service_ns, std::memory_order_relaxed);
+      slot.miss_timed.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  void RecordFileDeleted(uint64_t file_id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sim_.DropFile(file_id);
+  }
+
+  ControllerStats Stats() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    ControllerStats s = tracker_.Stats();
+    s.ghost_memory_bytes = sim_.MemoryUsage();
+    s.peak_ghost_memory_bytes = peak_ghost_memory_;
+    s.ignored_events = ignored_.load(std::memory_order_relaxed);
+    return s;
+  }
+
+  uint64_t memory_bytes() const { return memory_; }
+  const ControllerConfig& config() const { return config_; }
+
+ private:
+  static const ControllerConfig& Checked(const ControllerConfig& config) {
+    ValidateControllerConfig(config);
+    return config;
+  }
+
+  bool Valid(const Block& block) {
+    if (block.disk_size > 0 && block.mem_size > 0 && block.offset < kMaxOffset &&
+        block.file_id < kMaxFileId) {
+      return true;
+    }
+    ignored_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+
+  void Simulate(const Block& block) {
+    std::lock_guard<std::mutex> lock(mu_);
+    try {
+      sim_.Access(block);
+    } catch (const InputError&) {  // beyond the model's limits (2^24 files)
+      ignored_.fetch_add(1, std::memory_order_relaxed);
+    }
+    peak_ghost_memory_ = std::max<uint64_t>(peak_ghost_memory_, sim_.MemoryUsage());
+  }
+
+  EventTotals Totals() const {
+    EventTotals t;
+    for (const Slot& s : slots_) {
+      t.accesses += s.accesses.load(std::memory_order_relaxed);
+      t.app_hits += s.app_hits.load(std::memory_order_relaxed);
+      t.reads += s.reads.load(std::memory_order_relaxed);
+      t.read_hits += s.read_hits.load(std::memory_order_relaxed);
+      t.hit_ns += s.hit_ns.load(std::memory_order_relaxed);
+      t.hit_timed += s.hit_timed.load(std::memory_order_relaxed);
+      t.miss_ns += s.miss_ns.load(std::memory_order_relaxed);
+      t.miss_timed += s.miss_timed.load(std::memory_order_relaxed);
+    }
+    return t;
+  }
+
+  void Publish() {
+    deadline_.store(tracker_.next_deadline(), std::memory_order_relaxed);
+    simulating_.store(tracker_.simulating(), std::memory_order_relaxed);
+  }
+
+  void Tick() {
+    const uint64_t now = clock_.fetch_add(kClockChunk, std::memory_order_relaxed) + kClockChunk;
+    if (now < deadline_.load(std::memory_order_relaxed)) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const bool changed = tracker_.Advance(Totals());
+      Publish();
+      if (!changed) return;
+      decided_bytes_ = tracker_.app_bytes();
+      decided_seq_.fetch_add(1, std::memory_order_release);
+    }
+    Apply();
+  }
+
+  // Applies the latest decision. One thread at a time calls the Resizer;
+  // a thread that finds another one at it leaves, and that one re-checks
+  // for newer decisions before it goes. A Resizer that records events
+  // (and so may end a window) does not re-enter.
+  void Apply() {
+    thread_local bool in_resizer = false;
+    if (in_resizer) return;
+    while (decided_seq_.load(std::memory_order_acquire) !=
+           applied_seq_.load(std::memory_order_acquire)) {
+      std::unique_lock<std::mutex> resizing(resize_mu_, std::try_to_lock);
+      if (!resizing.owns_lock()) return;
+      uint64_t app_bytes, seq;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        app_bytes = decided_bytes_;
+        seq = decided_seq_.load(std::memory_order_relaxed);
+      }
+      struct Reentry {
+        Reentry() { in_resizer = true; }
+        ~Reentry() { in_resizer = false; }
+      } reentry;
+      Resize(applied_bytes_, app_bytes);
+      applied_bytes_ = app_bytes;
+      applied_seq_.store(seq, std::memory_order_release);
+    }
+  }
+
+  // Shrinks before it grows, so that M_a + M_k <= M throughout.
+  void Resize(uint64_t old_bytes, uint64_t app_bytes) {
+    if (resizer_ == nullptr || old_bytes == app_bytes) return;
+    const bool tier = config_.second_tier_owned;
+    if (app_bytes < old_bytes) {
+      resizer_->SetAppCacheCapacity(app_bytes);
+      if (tier) resizer_->SetSecondTierCapacity(memory_ - app_bytes);
+    } else {
+      if (tier) resizer_->SetSecondTierCapacity(memory_ - app_bytes);
+      resizer_->SetAppCacheCapacity(app_bytes);
+    }
+  }
+
+  const ControllerConfig config_;
+  const uint64_t memory_;
+  Resizer* const resizer_;
+  const Sampler sampler_;
+
+  mutable std::mutex mu_;
+  GhostSim sim_;
+  Tracker tracker_;
+  uint64_t peak_ghost_memory_ = 0;
+  uint64_t decided_bytes_ = 0;
+  std::atomic<uint64_t> decided_seq_{0};
+
+  std::mutex resize_mu_;
+  uint64_t applied_bytes_ = 0;  // guarded by resize_mu_
+  std::atomic<uint64_t> applied_seq_{0};
+
+  Slot slots_[kSlots];
+  std::atomic<uint64_t> clock_{0};
+  std::atomic<uint64_t> deadline_{0};
+  std::atomic<bool> simulating_{false};
+  std::atomic<uint64_t> ignored_{0};
+};
+
+Controller::Controller(const ControllerConfig& config, Resizer* resizer)
+    : rep_(std::make_unique<Rep>(config, resizer)) {}
+Controller::~Controller() = default;
+
+void Controller::RecordAppAccess(const Block& block, bool hit) {
+  rep_->RecordAppAccess(block, hit);
+}
+void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns) {
+  rep_->RecordRead(block, kernel_hit, service_ns);
+}
+void Controller::RecordFileDeleted(uint64_t file_id) { rep_->RecordFileDeleted(file_id); }
+ControllerStats Controller::Stats() const { return rep_->Stats(); }
+uint64_t Controller::memory_bytes() const { return rep_->memory_bytes(); }
+const ControllerConfig& Controller::config() const { return rep_->config(); }
+
+}  // namespace symbiosis

@@ -1,0 +1,99 @@
+// GhostSim: the ghosts of one simulation round (paper §4.1.2, §4.2.2).
+//
+// A round predicts H_a and H_k for candidate application-cache sizes
+// M_a[0] < M_a[1] < ... with the rest of the budget, M - M_a[i], in the
+// kernel cache. It sees only sampled accesses (a fraction R of the groups
+// of G blocks, see sampler.h), so everything is scaled by R: the ghosts
+// hold R * M bytes standing for M.
+//
+// Application side: one GhostLru of R * M bytes gives each access's byte
+// stack distance d, and an LRU cache of R * M_a[i] bytes hits exactly when
+// d <= R * M_a[i]: one ghost answers every candidate at once, over every
+// measured access of the round.
+// Kernel side: the reads that miss the application cache depend on M_a, so
+// one kernel ghost (a PageCacheModel, read-ahead confined to sampled
+// groups) runs one candidate at a time, in increasing M_a. Growing M_a
+// shrinks it to R * (M - M_a[i]); it keeps the deeper part of its contents,
+// is warmed for a while (not measured) and then measured. Reusing one
+// ghost, rather than one per candidate, is what keeps the round's memory
+// within a few hundred KiB (paper Table 3: "Reuse & Sampling").
+//
+// Not thread-safe: the Controller serializes calls.
+
+#ifndef SYMBIOSIS_ONLINE_GHOST_SIM_H_
+#define SYMBIOSIS_ONLINE_GHOST_SIM_H_
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "online/round_simulator.h"
+#include "symbiosis/block.h"
+#include "symbiosis/ghost_lru.h"
+#include "symbiosis/kernel_cache.h"
+#include "symbiosis/sampler.h"
+
+namespace symbiosis {
+
+struct GhostSimOptions {
+  uint64_t memory_bytes = 0;  // M
+  KernelModelKind kernel_model = KernelModelKind::kLinux;
+  uint32_t max_readahead_pages = 32;
+};
+
+class GhostSim final : public RoundSimulator {
+ public:
+  // REQUIRES: `sampler` outlives the GhostSim; options.memory_bytes > 0.
+  GhostSim(const GhostSimOptions& options, const Sampler* sampler);
+  ~GhostSim() override;
+
+  // RoundSimulator.
+  void Begin(const std::vector<uint64_t>& candidates) override;
+  void SetStage(size_t stage, bool measuring) override;
+  bool CheckWarm() override;
+  uint64_t StageSamples() const override;
+  CandidateCounts Counts(size_t stage) const override;
+  void End() override;
+  size_t MemoryUsage() const override;
+
+  // One sampled access (the caller checked Sampler::Sampled). No effect
+  // outside a round. REQUIRES: disk_size > 0, mem_size > 0.
+  void Access(const Block& block);
+
+  // Forgets the file's blocks and pages in both ghosts.
+  void DropFile(uint64_t file_id);
+
+  bool active() const { return app_ != nullptr; }
+
+ private:
+  struct StageCounts {
+    uint64_t samples = 0;
+    uint64_t kernel_reads = 0;
+    uint64_t kernel_misses = 0;
+  };
+
+  uint64_t Scaled(uint64_t bytes) const;
+
+  const GhostSimOptions options_;
+  const Sampler* const sampler_;
+
+  // Round state; empty between rounds.
+  std::vector<uint64_t> app_limit_;  // R * M_a[i]: hit iff distance <= it
+  std::vector<uint64_t> app_misses_;  // per candidate, over measured accesses
+  std::vector<StageCounts> stages_;
+  size_t stage_ = 0;
+  bool measuring_ = false;
+  std::unique_ptr<GhostLru> app_;
+  std::unique_ptr<KernelCache> kernel_;
+  // Keys of the application ghost by file, for DropFile: the ghost keys by
+  // hash and cannot list a file's entries.
+  std::unordered_map<uint64_t, std::vector<uint64_t>> keys_of_file_;
+  size_t file_keys_ = 0;
+  uint64_t app_bytes_seen_ = 0;     // at the previous CheckWarm
+  uint64_t kernel_bytes_seen_ = 0;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_ONLINE_GHOST_SIM_H_

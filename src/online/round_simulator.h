@@ -1,0 +1,48 @@
+// RoundSimulator: what the Tracker needs of a simulation round, so that the
+// state machine can be driven by a scripted simulator in its tests.
+// GhostSim (ghost_sim.h) is the real one.
+
+#ifndef SYMBIOSIS_ONLINE_ROUND_SIMULATOR_H_
+#define SYMBIOSIS_ONLINE_ROUND_SIMULATOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace symbiosis {
+
+// What the ghosts saw of one candidate, as raw sampled counts: the Tracker
+// scales them by the expected sample size (see tracker.cc).
+struct CandidateCounts {
+  uint64_t stage_samples = 0;  // sampled accesses in the candidate's stage
+  uint64_t kernel_reads = 0;   // of which missed the application ghost
+  uint64_t kernel_misses = 0;  // and missed the kernel ghost
+  uint64_t app_misses = 0;     // application-ghost misses at its M_a,
+                               // over every measured stage of the round
+};
+
+class RoundSimulator {
+ public:
+  virtual ~RoundSimulator() = default;
+  // Starts a round over `candidates` (M_a values, ascending), at stage 0,
+  // not measuring.
+  virtual void Begin(const std::vector<uint64_t>& candidates) = 0;
+  // Runs the ghosts in candidate `stage`'s configuration; `measuring`
+  // counts what follows toward its prediction.
+  virtual void SetStage(size_t stage, bool measuring) = 0;
+  // Whether the ghosts stopped filling: each is full, or grew by less than
+  // 1% of its capacity since the previous call. Called at intervals
+  // during the round's warm-up.
+  virtual bool CheckWarm() = 0;
+  // Sampled accesses measured at the current stage so far.
+  virtual uint64_t StageSamples() const = 0;
+  // REQUIRES: the stage was measured.
+  virtual CandidateCounts Counts(size_t stage) const = 0;
+  // Ends the round and frees the ghosts.
+  virtual void End() = 0;
+  virtual size_t MemoryUsage() const = 0;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_ONLINE_ROUND_SIMULATOR_H_

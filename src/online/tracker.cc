@@ -1,0 +1,436 @@
+#include "online/tracker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace symbiosis {
+namespace {
+
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr size_t kHistory = 64;  // rounds kept for Stats()
+
+std::string Format(const char* format, double a, double b = 0, double c = 0) {
+  char text[160];
+  std::snprintf(text, sizeof text, format, a, b, c);
+  return text;
+}
+
+std::string MiB(uint64_t bytes) { return Format("%.1f MiB", bytes / 1048576.0); }
+
+}  // namespace
+
+Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
+                 RoundSimulator* simulator)
+    : config_(config),
+      memory_bytes_(memory_bytes),
+      step_bytes_(config.resize_step_bytes ? config.resize_step_bytes
+                                           : std::max<uint64_t>(memory_bytes / 16, 1)),
+      simulator_(simulator),
+      costs_(config.costs),
+      applied_(std::min(config.initial_app_bytes, memory_bytes)),
+      target_(applied_),
+      window_end_(config.window_accesses) {
+  if (config.start_with_round) {
+    StartRound("start", false);
+  } else {
+    EnterSettling();
+  }
+}
+
+double Tracker::Latency(const Measurement& m) const {
+  return ExpectedLatency(m.hit_app, m.hit_kernel, costs_);
+}
+
+bool Tracker::Changed(double latency, double reference) const {
+  const double delta = std::fabs(latency - reference);
+  return delta > config_.change_threshold * reference &&
+         delta > config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
+}
+
+uint64_t Tracker::next_deadline() const {
+  uint64_t t = window_end_;
+  if (applied_ != target_) t = std::min(t, step_due_);
+  if (state_ == ControllerState::kSettling) t = std::min(t, settle_end_);
+  if (state_ == ControllerState::kAdapting) t = std::min(t, stage_end_);
+  if (state_ == ControllerState::kStable && config_.resimulate_accesses > 0) {
+    t = std::min(t, std::max(stable_since_ + config_.resimulate_accesses, no_round_until_));
+  }
+  return t;
+}
+
+Tracker::Measurement Tracker::Measure(const EventTotals& from, const EventTotals& to) {
+  Measurement m;
+  const uint64_t accesses = to.accesses - from.accesses;
+  const uint64_t reads = to.reads - from.reads;
+  m.hit_app = accesses ? std::min(1.0, static_cast<double>(to.app_hits - from.app_hits) / accesses) : 0;
+  // No read seen: no kernel miss seen either.
+  m.hit_kernel = reads ? std::min(1.0, static_cast<double>(to.read_hits - from.read_hits) / reads) : 1;
+  return m;
+}
+
+bool Tracker::Advance(const EventTotals& totals) {
+  now_ = std::max(now_, totals.accesses);
+  totals_ = totals;
+  bool changed = false;
+  if (applied_ != target_ && now_ >= step_due_) changed = StepResize();
+  if (now_ >= window_end_) EndWindow(totals);
+  switch (state_) {
+    case ControllerState::kSettling:
+      if (now_ >= settle_end_ && applied_ == target_) {
+        state_ = ControllerState::kStable;
+        reference_.reset();
+        stable_since_ = now_;
+      }
+      break;
+    case ControllerState::kAdapting:
+      if (now_ >= stage_end_) EndStage();
+      break;
+    case ControllerState::kStable:
+      if (config_.resimulate_accesses > 0 && now_ >= no_round_until_ &&
+          now_ >= stable_since_ + config_.resimulate_accesses) {
+        StartRound(Format("periodic re-simulation after %.0f stable accesses",
+                          static_cast<double>(config_.resimulate_accesses)),
+                   false);
+      }
+      break;
+  }
+  // A round or a decision may have set a new target: its first step is now.
+  if (applied_ != target_ && now_ >= step_due_) changed = StepResize() || changed;
+  return changed;
+}
+
+void Tracker::SetTarget(uint64_t bytes) {
+  if (bytes != target_ && applied_ == target_) step_due_ = now_;
+  target_ = bytes;
+}
+
+// Moves M_a one step toward the target, so that a shrink never drops the
+// whole cache at once (the reference implementation flushed it).
+bool Tracker::StepResize() {
+  if (applied_ < target_) {
+    applied_ = target_ - applied_ > step_bytes_ ? applied_ + step_bytes_ : target_;
+  } else {
+    applied_ = applied_ - target_ > step_bytes_ ? applied_ - step_bytes_ : target_;
+  }
+  step_due_ = now_ + config_.resize_step_accesses;
+  if (applied_ == target_ && state_ == ControllerState::kSettling) {
+    settle_end_ = std::max(settle_end_, now_ + config_.settle_accesses);
+  }
+  return true;
+}
+
+void Tracker::EndWindow(const EventTotals& totals) {
+  EventTotals w;
+  w.accesses = totals.accesses - window_start_.accesses;
+  w.app_hits = totals.app_hits - window_start_.app_hits;
+  w.reads = totals.reads - window_start_.reads;
+  w.read_hits = totals.read_hits - window_start_.read_hits;
+  w.hit_ns = totals.hit_ns - window_start_.hit_ns;
+  w.hit_timed = totals.hit_timed - window_start_.hit_timed;
+  w.miss_ns = totals.miss_ns - window_start_.miss_ns;
+  w.miss_timed = totals.miss_timed - window_start_.miss_timed;
+  window_start_ = totals;
+  window_end_ = now_ + config_.window_accesses;
+  if (w.accesses == 0) return;
+
+  UpdateCosts(w);
+  const Measurement m = Measure(EventTotals{}, w);
+  last_window_ = m;
+  if (state_ == ControllerState::kStable) OnStableWindow(m);
+  else if (state_ == ControllerState::kAdapting) OnRoundWindow(m);
+}
+
+// C_a is the mean service time of application misses that the kernel (or
+// compressed) cache served; C_k what a device read adds to it. Each
+// window with enough timed reads moves the estimate by cost_smoothing.
+void Tracker::UpdateCosts(const EventTotals& w) {
+  auto smooth = [&](double* cost, bool* measured, double sample) {
+    *cost = *measured ? (1 - config_.cost_smoothing) * *cost + config_.cost_smoothing * sample
+                      : sample;
+    *measured = true;
+  };
+  if (config_.measure_app_miss_cost && w.hit_timed >= config_.min_cost_samples) {
+    smooth(&costs_.app_miss, &app_cost_measured_, w.hit_ns / 1e3 / w.hit_timed);
+  }
+  if (config_.measure_kernel_miss_cost && w.miss_timed >= config_.min_cost_samples) {
+    const double service = w.miss_ns / 1e3 / w.miss_timed;
+    smooth(&costs_.kernel_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
+  }
+}
+
+// After a resize the caches warm for a while: the reference follows L_e
+// down as long as it improves, then freezes; a window that differs from
+// the frozen reference by more than the change threshold starts a round.
+void Tracker::OnStableWindow(const Measurement& m) {
+  const double latency = Latency(m);
+  if (!reference_) {
+    reference_ = m;
+    following_ = true;
+    return;
+  }
+  const double reference = Latency(*reference_);
+  if (following_ && latency < reference) {
+    reference_ = m;
+    return;
+  }
+  following_ = false;
+  if (!Changed(latency, reference)) return;
+  if (now_ < no_round_until_) {  // backing off after churn: just re-anchor
+    reference_ = m;
+    following_ = true;
+    return;
+  }
+  const bool rose = latency > reference;
+  StartRound(std::string("L_e ") + (rose ? "rose" : "fell") +
+                 Format(" from %.3g to %.3g", reference, latency),
+             rose);
+}
+
+// During a round the engine runs one configuration, so its L_e should
+// hold still; it may fall while the caches warm after a reset (the
+// baseline follows it down), but a rise beyond the change threshold means
+// the workload changed under the round, which makes its predictions stale.
+void Tracker::OnRoundWindow(const Measurement& m) {
+  if (phase_ == Phase::kRoundWarmup) return;
+  const double latency = Latency(m);
+  if (!round_baseline_ || latency < Latency(*round_baseline_)) {
+    round_baseline_ = m;
+    return;
+  }
+  const double baseline = Latency(*round_baseline_);
+  if (latency > baseline && Changed(latency, baseline)) {
+    AbandonRound(Format("L_e rose from %.3g to %.3g during the round", baseline, latency));
+  }
+}
+
+void Tracker::StartRound(const std::string& trigger, bool rose) {
+  state_ = ControllerState::kAdapting;
+  round_ = RoundStats{};
+  round_.start_access = now_;
+  round_.trigger = trigger;
+  if (rose && config_.reset_on_rise && target_ > config_.default_app_bytes) {
+    round_.reset = true;
+    SetTarget(config_.default_app_bytes);
+  }
+  // Candidates M * i / (n - 1); the nearest one moves onto the current M_a
+  // (always within half a step), so the current configuration is
+  // simulated too.
+  const uint32_t n = config_.candidates;
+  candidates_.clear();
+  for (uint32_t i = 0; i < n; i++) {
+    candidates_.push_back(static_cast<uint64_t>(static_cast<long double>(memory_bytes_) * i / (n - 1)));
+  }
+  current_index_ = 0;
+  for (size_t i = 1; i < n; i++) {
+    const auto gap = [&](size_t k) {
+      return candidates_[k] > target_ ? candidates_[k] - target_ : target_ - candidates_[k];
+    };
+    if (gap(i) < gap(current_index_)) current_index_ = i;
+  }
+  candidates_[current_index_] = target_;
+  round_.current_ma_bytes = target_;
+  for (size_t i = 0; i < n; i++) {
+    CandidateStats c;
+    c.ma_bytes = candidates_[i];
+    c.current = i == current_index_;
+    round_.candidates.push_back(c);
+  }
+  round_baseline_.reset();
+  current_measured_.reset();
+  stage_accesses_.assign(n, 0);
+  stage_ = 0;
+  extensions_ = 0;
+  phase_ = Phase::kRoundWarmup;
+  stage_end_ = now_ + config_.round_warmup_accesses;
+  simulator_->Begin(candidates_);
+}
+
+// Stage 0 runs only after the round's warm-up and once the engine runs
+// the round's configuration; every later stage is warmed after its kernel
+// ghost shrank, then measured, and extended while it lacks samples.
+void Tracker::EndStage() {
+  switch (phase_) {
+    case Phase::kRoundWarmup:
+      if (applied_ != target_) {
+        stage_end_ = step_due_;
+        return;
+      }
+      if (!simulator_->CheckWarm() &&
+          now_ < round_.start_access + config_.max_round_warmup_accesses) {
+        stage_end_ = now_ + config_.warmup_check_accesses;
+        return;
+      }
+      [[fallthrough]];
+    case Phase::kCandidateWarmup:
+      simulator_->SetStage(stage_, true);
+      phase_ = Phase::kCandidateMeasure;
+      stage_end_ = now_ + config_.candidate_accesses;
+      stage_start_ = totals_;
+      return;
+    case Phase::kCandidateMeasure:
+      break;
+  }
+  if (simulator_->StageSamples() < config_.min_samples && extensions_ < config_.max_extensions) {
+    ++extensions_;
+    stage_end_ = now_ + config_.candidate_accesses;
+    return;
+  }
+  if (stage_ == current_index_) current_measured_ = Measure(stage_start_, totals_);
+  stage_accesses_[stage_] = totals_.accesses - stage_start_.accesses;
+  Predict(stage_, &round_.candidates[stage_]);
+  if (stage_ + 1 == candidates_.size()) {
+    FinishRound();
+    return;
+  }
+  ++stage_;
+  extensions_ = 0;
+  simulator_->SetStage(stage_, false);
+  phase_ = Phase::kCandidateWarmup;
+  stage_end_ = now_ + config_.candidate_warmup_accesses;
+  if (config_.candidate_warmup_accesses == 0) EndStage();
+}
+
+// A candidate's prediction from the ghosts' sampled counts. Misses are
+// divided by the number of sampled accesses expected, R times the
+// accesses, not by the number the sample happened to get: a skewed
+// workload whose hottest blocks fall in (or out of) the sample would
+// otherwise shift every hit ratio (SHARDS-adj, Waldspurger et al., FAST
+// '15). Misses come from the cold and warm blocks, which a sample of
+// groups represents fairly. The application ghost is counted over every
+// measured stage, the kernel ghost over the candidate's own stage.
+void Tracker::Predict(size_t stage, CandidateStats* c) const {
+  const CandidateCounts counts = simulator_->Counts(stage);
+  uint64_t round_accesses = 0;
+  for (const uint64_t a : stage_accesses_) round_accesses += a;
+  const double rate = config_.sample_rate;
+  const double app_miss =
+      round_accesses ? std::min(1.0, counts.app_misses / (rate * round_accesses)) : 1;
+  const double kernel_miss =
+      stage_accesses_[stage]
+          ? std::min(app_miss, counts.kernel_misses / (rate * stage_accesses_[stage]))
+          : 0;
+  c->samples = counts.stage_samples;
+  c->valid = counts.stage_samples >= config_.min_samples;
+  c->hit_app = 1 - app_miss;
+  c->hit_kernel = app_miss > 0 ? 1 - kernel_miss / app_miss : 1;
+  c->predicted_latency = app_miss * costs_.app_miss + kernel_miss * costs_.kernel_miss;
+}
+
+// The decision (paper §4.2.4, with the reference implementation's weak
+// spots fixed): predictions are compared with the ghost's own prediction
+// for the current configuration, so a bias common to all cancels; and
+// they are used only if that prediction agrees with the engine's measured
+// L_e, which catches behaviour the model lacks (the paper's example: a
+// strided scan that the kernel's read-ahead serves and a model without it
+// would not).
+void Tracker::FinishRound() {
+  // The application ghost's counts grew over the whole round, and costs
+  // may have been re-measured: score every candidate anew.
+  for (size_t i = 0; i < round_.candidates.size(); i++) Predict(i, &round_.candidates[i]);
+  // The engine ran the current M_a over exactly the accesses the ghost
+  // measured it on.
+  const Measurement measured = current_measured_.value_or(Measurement{});
+  const CandidateStats& current = round_.candidates[current_index_];
+  round_.measured_latency = Latency(measured);
+  round_.simulated_latency = current.predicted_latency;
+  round_.adopted_ma_bytes = target_;
+  round_.decision = "rejected";
+
+  const double floor = config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
+  size_t best = current_index_;
+  for (size_t i = 0; i < round_.candidates.size(); i++) {
+    const CandidateStats& c = round_.candidates[i];
+    if (c.valid && c.predicted_latency < round_.candidates[best].predicted_latency) best = i;
+  }
+  const CandidateStats& winner = round_.candidates[best];
+  if (!current.valid) {
+    round_.reason = Format("too few sampled accesses for the current M_a (%.0f < %.0f): "
+                           "too little of the workload falls in the sample",
+                           static_cast<double>(current.samples),
+                           static_cast<double>(config_.min_samples));
+  } else if (std::fabs(round_.simulated_latency - round_.measured_latency) >
+             config_.model_tolerance * std::max(round_.measured_latency, floor)) {
+    round_.reason = Format("the model is off for this workload: it predicts L_e %.3g for the "
+                           "current M_a, the engine measured %.3g",
+                           round_.simulated_latency, round_.measured_latency);
+  } else if (best == current_index_ ||
+             winner.predicted_latency >
+                 (1 - config_.gain_threshold) * round_.simulated_latency) {
+    round_.reason = Format("no candidate gains %.0f%%: the best predicts L_e %.3g against %.3g now",
+                           100 * config_.gain_threshold, winner.predicted_latency,
+                           round_.simulated_latency) +
+                    " (M_a " + MiB(winner.ma_bytes) + ")";
+  } else {
+    round_.decision = "adopted";
+    round_.adopted_ma_bytes = winner.ma_bytes;
+    round_.reason = "M_a " + MiB(winner.ma_bytes) +
+                    Format(" predicts L_e %.3g, %.0f%% below the current %.3g",
+                           winner.predicted_latency,
+                           100 * (1 - winner.predicted_latency / round_.simulated_latency),
+                           round_.simulated_latency);
+    SetTarget(winner.ma_bytes);
+  }
+  abandoned_in_row_ = 0;
+  CloseRound();
+  EnterSettling();
+}
+
+// After max_abandoned_rounds in a row the workload changes faster than a
+// round can finish: simulating is pure overhead, so stop for a while.
+void Tracker::AbandonRound(const std::string& reason) {
+  round_.decision = "abandoned";
+  round_.reason = reason;
+  round_.adopted_ma_bytes = target_;
+  CloseRound();
+  if (++abandoned_in_row_ >= config_.max_abandoned_rounds) {
+    abandoned_in_row_ = 0;
+    no_round_until_ = now_ + config_.churn_backoff_accesses;
+    history_.back().reason += Format("; %.0f rounds abandoned in a row, no round for %.0f accesses",
+                                     config_.max_abandoned_rounds,
+                                     static_cast<double>(config_.churn_backoff_accesses));
+    state_ = ControllerState::kStable;
+    reference_.reset();
+    stable_since_ = now_;
+    return;
+  }
+  StartRound("restart: " + reason, true);
+}
+
+void Tracker::CloseRound() {
+  round_.end_access = now_;
+  simulator_->End();
+  history_.push_back(round_);
+  if (history_.size() > kHistory) history_.pop_front();
+  round_ = RoundStats{};
+}
+
+void Tracker::EnterSettling() {
+  state_ = ControllerState::kSettling;
+  settle_end_ = now_ + config_.settle_accesses;
+  reference_.reset();
+}
+
+ControllerStats Tracker::Stats() const {
+  ControllerStats s;
+  s.state = state_;
+  s.memory_bytes = memory_bytes_;
+  s.app_bytes = applied_;
+  s.target_app_bytes = target_;
+  s.accesses = now_;
+  if (last_window_) {
+    s.hit_app = last_window_->hit_app;
+    s.hit_kernel = last_window_->hit_kernel;
+    s.latency = Latency(*last_window_);
+  }
+  if (reference_ && state_ == ControllerState::kStable) s.reference_latency = Latency(*reference_);
+  s.costs = costs_;
+  s.app_miss_cost_measured = app_cost_measured_;
+  s.kernel_miss_cost_measured = kernel_cost_measured_;
+  s.rounds.assign(history_.begin(), history_.end());
+  if (state_ == ControllerState::kAdapting) s.rounds.push_back(round_);
+  return s;
+}
+
+}  // namespace symbiosis

@@ -1,0 +1,136 @@
+// Tracker: the Controller's state machine (paper §4.1.1), single-threaded
+// and deterministic. It is fed cumulative event counts and decides when
+// windows, rounds, candidate stages and resize steps begin and end; a
+// RoundSimulator (GhostSim in production) predicts the candidates. The
+// states and policies are described in symbiosis/controller.h.
+//
+// Time is the number of application-cache accesses. An event is handled
+// at the first Advance() at or after its deadline, so a window lasts at
+// least window_accesses (the Controller calls Advance about every
+// thousand accesses).
+
+#ifndef SYMBIOSIS_ONLINE_TRACKER_H_
+#define SYMBIOSIS_ONLINE_TRACKER_H_
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "online/round_simulator.h"
+#include "symbiosis/controller.h"
+
+namespace symbiosis {
+
+// Cumulative counts since the start; service times in nanoseconds.
+struct EventTotals {
+  uint64_t accesses = 0;   // application-cache lookups
+  uint64_t app_hits = 0;
+  uint64_t reads = 0;      // reads after application misses
+  uint64_t read_hits = 0;  // of which the kernel cache held every byte
+  uint64_t hit_ns = 0;     // service time of timed reads that hit
+  uint64_t hit_timed = 0;
+  uint64_t miss_ns = 0;    // service time of timed reads that missed
+  uint64_t miss_timed = 0;
+};
+
+class Tracker {
+ public:
+  // REQUIRES: ValidateControllerConfig(config) passed; memory_bytes > 0
+  // and >= config.default_app_bytes; `simulator` outlives the Tracker.
+  Tracker(const ControllerConfig& config, uint64_t memory_bytes, RoundSimulator* simulator);
+
+  // Handles whatever came due by totals.accesses. Returns true if the
+  // applied M_a changed (read it from app_bytes()).
+  bool Advance(const EventTotals& totals);
+
+  // The access count at which Advance next has work.
+  uint64_t next_deadline() const;
+  // Whether sampled accesses should be fed to the simulator now.
+  bool simulating() const { return state_ == ControllerState::kAdapting; }
+  uint64_t app_bytes() const { return applied_; }
+  uint64_t target_app_bytes() const { return target_; }
+  ControllerState state() const { return state_; }
+  const MissCosts& costs() const { return costs_; }
+
+  // Everything but the Controller's own fields (ghost memory, ignored
+  // events).
+  ControllerStats Stats() const;
+
+ private:
+  enum class Phase { kRoundWarmup, kCandidateWarmup, kCandidateMeasure };
+
+  // Hit ratios of a window; L_e follows from them with the costs of the
+  // moment, so a change of the measured costs alone starts no round.
+  struct Measurement {
+    double hit_app = 0;
+    double hit_kernel = 1;
+  };
+
+  static Measurement Measure(const EventTotals& from, const EventTotals& to);
+  double Latency(const Measurement& m) const;
+  bool Changed(double latency, double reference) const;
+  void SetTarget(uint64_t bytes);
+  bool StepResize();
+  void EndWindow(const EventTotals& totals);
+  void UpdateCosts(const EventTotals& window);
+  void OnStableWindow(const Measurement& m);
+  void OnRoundWindow(const Measurement& m);
+  void StartRound(const std::string& trigger, bool rose);
+  void EndStage();
+  void Predict(size_t stage, CandidateStats* c) const;
+  void FinishRound();
+  void AbandonRound(const std::string& reason);
+  void CloseRound();
+  void EnterSettling();
+
+  const ControllerConfig config_;
+  const uint64_t memory_bytes_;
+  const uint64_t step_bytes_;
+  RoundSimulator* const simulator_;
+
+  ControllerState state_ = ControllerState::kSettling;
+  uint64_t now_ = 0;
+  EventTotals totals_;  // at the latest Advance
+  MissCosts costs_;
+  bool app_cost_measured_ = false;
+  bool kernel_cost_measured_ = false;
+
+  // M_a: applied moves toward target one step per resize_step_accesses.
+  uint64_t applied_;
+  uint64_t target_;
+  uint64_t step_due_ = 0;
+
+  EventTotals window_start_;
+  uint64_t window_end_;
+  std::optional<Measurement> last_window_;
+
+  // Stable.
+  std::optional<Measurement> reference_;
+  bool following_ = false;  // the reference still follows L_e down
+  uint64_t stable_since_ = 0;
+  uint64_t no_round_until_ = 0;  // churn back-off
+  // Settling.
+  uint64_t settle_end_ = 0;
+
+  // Adapting.
+  Phase phase_ = Phase::kRoundWarmup;
+  RoundStats round_;
+  std::vector<uint64_t> candidates_;
+  size_t current_index_ = 0;  // the candidate moved onto the current M_a
+  size_t stage_ = 0;
+  uint64_t stage_end_ = 0;
+  uint32_t extensions_ = 0;
+  std::optional<Measurement> round_baseline_;
+  EventTotals stage_start_;  // totals when the measured stage began
+  std::vector<uint64_t> stage_accesses_;  // accesses each stage measured
+  std::optional<Measurement> current_measured_;
+  uint32_t abandoned_in_row_ = 0;
+
+  std::deque<RoundStats> history_;  // closed rounds, the most recent last
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_ONLINE_TRACKER_H_
