@@ -7,5 +7,16 @@ bash "$ROOT/scripts/setup.sh"
 cd "$ROOT"
 echo "==> C++ tests (ctest)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
+# The online controller's tests again under ThreadSanitizer and under
+# AddressSanitizer + UBSan (its concurrency test feeds 8 threads).
+for sanitizer in thread address; do
+  echo "==> online tests under the $sanitizer sanitizer"
+  dir="build/sanitize-$sanitizer"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSYMBIOSIS_SANITIZE="$sanitizer" >/dev/null
+  cmake --build "$dir" --target symbiosis_tests >/dev/null
+  TSAN_OPTIONS="halt_on_error=1" ASAN_OPTIONS="detect_leaks=1" \
+    "$dir/symbiosis_tests" --gtest_brief=1
+done
 echo "==> Python tests (pytest)"
 "$ROOT/.venv/bin/python" -m pytest -q tests/python

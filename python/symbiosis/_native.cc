@@ -1,14 +1,19 @@
 // Python bindings of libsymbiosis: the offline studies. The CLI and plots
 // live in Python; every number comes from here.
 
+#include <algorithm>
+#include <cstdint>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "symbiosis/block_trace.h"
+#include "symbiosis/controller.h"
 #include "symbiosis/error.h"
 #include "symbiosis/kernel_cache.h"
 #include "symbiosis/kernel_model_study.h"
 #include "symbiosis/layout.h"
+#include "symbiosis/replay.h"
 #include "symbiosis/trace.h"
 #include "symbiosis/two_level_study.h"
 #include "symbiosis/workload.h"
@@ -124,6 +129,58 @@ py::dict KernelModels(const BlockTrace& trace, const std::vector<uint64_t>& capa
   return d;
 }
 
+// The mean on-disk block size of a trace, rounded as
+// DataLayout::mean_disk_block_bytes rounds it (for a workload trace it is
+// that value: the trace's D_c is the layout's stored bytes). The Controller
+// groups blocks for sampling by this nominal size.
+uint32_t MeanDiskBlockBytes(const BlockTrace& trace) {
+  const uint64_t n = trace.blocks.size();
+  if (n == 0) return 4096;  // RunReplay rejects the empty trace
+  const uint64_t mean = (trace.disk_bytes + n / 2) / n;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(mean, 1, UINT32_MAX));
+}
+
+py::dict Replay(const BlockTrace& trace, uint64_t memory_bytes, double ca, double ck,
+                const std::string& kernel, const std::string& ghost_kernel,
+                double sample_rate, uint32_t max_readahead_pages,
+                uint64_t timeline_accesses, bool progress) {
+  ReplayOptions options;
+  options.controller.memory_bytes = memory_bytes;
+  options.controller.costs = MissCosts{ca, ck};  // initial; measured online
+  options.controller.block_disk_bytes = MeanDiskBlockBytes(trace);
+  options.controller.sample_rate = sample_rate;
+  options.controller.kernel_model = ParseKernelModelKind(ghost_kernel);
+  options.controller.max_readahead_pages = max_readahead_pages;
+  options.costs = MissCosts{ca, ck};
+  options.kernel = ParseKernelModelKind(kernel);
+  options.max_readahead_pages = max_readahead_pages;
+  options.timeline_accesses = timeline_accesses;
+  options.progress = progress;
+  ReplayResult result;
+  {
+    py::gil_scoped_release release;
+    result = RunReplay(trace, options);
+  }
+  py::dict d = py::module_::import("json").attr("loads")(ToJson(result.stats));
+  py::list timeline;
+  for (const ReplayPoint& p : result.timeline) {
+    py::dict t;
+    t["end_access"] = p.end_access;
+    t["hit_app"] = p.hit_app;
+    t["hit_kernel"] = p.hit_kernel;
+    t["latency"] = p.latency;
+    t["app_bytes"] = p.app_bytes;
+    t["state"] = ControllerStateName(p.state);
+    timeline.append(t);
+  }
+  d["initial_ma_bytes"] = options.controller.initial_app_bytes;
+  d["final_ma_bytes"] = result.final_ma_bytes;
+  d["mean_latency"] = result.mean_latency;
+  d["block_disk_bytes"] = options.controller.block_disk_bytes;
+  d["timeline"] = timeline;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -167,6 +224,12 @@ PYBIND11_MODULE(_native, m) {
         py::arg("rate"), py::arg("group_blocks"), py::arg("max_readahead_pages"),
         py::arg("warmup"), py::arg("threads"), py::arg("progress"),
         "Hit-ratio curves of kernel models and sampled ghosts against the full page model.");
+  m.def("replay", &Replay, py::arg("trace"), py::arg("memory_bytes"), py::arg("ca"),
+        py::arg("ck"), py::arg("kernel"), py::arg("ghost_kernel"), py::arg("sample_rate"),
+        py::arg("max_readahead_pages"), py::arg("timeline_accesses"), py::arg("progress"),
+        "Run the online Controller over a trace, with the engine's hits and misses "
+        "from the simulator's models: its rounds (ToJson of its stats), "
+        "final_ma_bytes, mean_latency and a timeline of L_e and M_a.");
   m.def("kernel_model_names", &KernelStudyModels);
   m.def("parse_bytes", [](const std::string& text, const std::string& what) {
     return ParseBytes(text, what);

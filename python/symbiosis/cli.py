@@ -13,7 +13,7 @@ import sys
 from typing import Callable, Optional, Sequence, TextIO
 
 from symbiosis import _native
-from symbiosis.study import SimConfig, SimReport, run_sim
+from symbiosis.study import SimConfig, SimReport, build_trace, run_sim
 from symbiosis.units import format_bytes, parse_bytes, parse_count
 
 SIM_EPILOG = """\
@@ -137,7 +137,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _add_sim_args(p: argparse.ArgumentParser) -> None:
+def _add_source_args(p: argparse.ArgumentParser, accesses_default: int,
+                     accesses_help: str) -> None:
+    """The workload or trace flags that `sim` and `replay` share."""
     src = p.add_argument_group("workload (synthetic) or trace")
     src.add_argument("--workload", default="hotspot20",
                      help="uniform, zipfian, hotspot10/20/30 (-T: hot keys at the tail), "
@@ -148,8 +150,8 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
                           "reading a prefix of the data set of that size")
     src.add_argument("--data-size", type=_bytes("--data-size"), default=2 << 30,
                      help="uncompressed data size D_u (default: 2GiB)")
-    src.add_argument("--accesses", type=_count("--accesses"), default=0,
-                     help="block accesses to simulate (default: 20 per block)")
+    src.add_argument("--accesses", type=_count("--accesses"), default=accesses_default,
+                     help=accesses_help)
     src.add_argument("--seed", type=_seed, default=1,
                      help="random seed (default: 1)")
     src.add_argument("--trace", default=None,
@@ -162,6 +164,9 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
     src.add_argument("--max-records", type=_count("--max-records"), default=0,
                      help="read at most this many trace records (default: all)")
 
+
+def _add_layout_args(p: argparse.ArgumentParser) -> None:
+    """How blocks are laid out on disk: shared by `sim` and `replay`."""
     lay = p.add_argument_group("data layout")
     lay.add_argument("--alpha", type=_fraction("--alpha", True, False), default=0.5,
                      help="compression ratio D_c/D_u in (0, 1] (default: 0.5)")
@@ -175,6 +180,10 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
     lay.add_argument("--aligned", action="store_true",
                      help="pad blocks to whole pages (no misalignment)")
 
+
+def _add_sim_args(p: argparse.ArgumentParser) -> None:
+    _add_source_args(p, 0, "block accesses to simulate (default: 20 per block)")
+    _add_layout_args(p)
     cache = p.add_argument_group("caches and costs")
     cache.add_argument("--memory", type=_bytes("--memory"), default=1 << 30,
                        help="memory budget M = M_a + M_k (default: 1GiB)")
@@ -204,7 +213,9 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
     out.add_argument("--quiet", action="store_true", help="no table, no progress bar")
 
 
-def _sim_config(args: argparse.Namespace) -> SimConfig:
+def _source_config(args: argparse.Namespace) -> SimConfig:
+    """The workload or trace of `sim` and `replay` (and their common cache
+    flags) as a SimConfig, checked for conflicting flags."""
     if args.block_size == 0 and not args.trace:
         raise _native.InputError("--block-size trace needs --trace; give a size such as 4KiB")
     if args.trace and args.phases:
@@ -214,13 +225,20 @@ def _sim_config(args: argparse.Namespace) -> SimConfig:
     workload = args.phases if args.phases else args.workload
     return SimConfig(
         workload=workload, data_bytes=args.data_size, memory_bytes=args.memory,
-        alpha=args.alpha, ca=args.ca, ck=args.ck, points=args.points,
-        kernel_model=args.kernel_model, max_readahead_pages=args.max_readahead,
-        exclusive=args.exclusive, accesses=args.accesses, seed=args.seed,
+        alpha=args.alpha, ca=args.ca, ck=args.ck, kernel_model=args.kernel_model,
+        max_readahead_pages=args.max_readahead, accesses=args.accesses, seed=args.seed,
         block_bytes=args.block_size, entry_bytes=args.entry_size,
-        file_bytes=args.file_size, aligned=args.aligned, warmup=args.warmup,
-        threads=args.threads, trace=args.trace, trace_format=args.trace_format,
-        columns=args.columns, max_records=args.max_records)
+        file_bytes=args.file_size, aligned=args.aligned, trace=args.trace,
+        trace_format=args.trace_format, columns=args.columns, max_records=args.max_records)
+
+
+def _sim_config(args: argparse.Namespace) -> SimConfig:
+    config = _source_config(args)
+    config.points = args.points
+    config.exclusive = args.exclusive
+    config.warmup = args.warmup
+    config.threads = args.threads
+    return config
 
 
 def print_sim(report: SimReport, out: TextIO = sys.stdout) -> None:
@@ -260,6 +278,232 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if args.plot:
         from symbiosis.plots import plot_sim
         plot_sim(report, args.plot)
+        if not args.quiet:
+            print(f"plot written to {args.plot}")
+    return 0
+
+
+REPLAY_DESCRIPTION = """\
+What would Symbiosis do with this workload? Runs the real online Controller
+(the code an engine plugin links) over a synthetic workload or a recorded
+trace. The engine it steers is simulated: an LRU application cache of M_a
+bytes over a kernel page cache of M - M_a, whose hits and misses come from
+the simulator's models (as in 'symbiosis sim') and are reported to the
+Controller access by access, with service times C_a or C_a + C_k. The
+Controller measures L_e, starts rounds, predicts L_e for each candidate M_a
+from its sampled ghosts, and resizes both caches. Every round is printed
+with its trigger, candidates, predictions and decision, then the final M_a.
+"""
+
+REPLAY_EPILOG = """\
+how to read the output:
+  One block per round of the Controller. A round starts at 'start access'
+  for the reason shown as 'trigger' (the first round at start; later ones
+  when the measured L_e moves by more than 10% from its reference). Each row
+  is one candidate split, M_a = i*M/8 (the one nearest the current M_a is
+  moved onto it): the ghosts' predicted H_a, H_k and
+  L_e = (1 - H_a)(C_a + (1 - H_k) C_k) from 'samples' sampled accesses.
+  '<- current' marks the M_a the engine ran during the round, '<- adopted'
+  the one the Controller moved to, '<- best' the lowest prediction when it
+  was not adopted. The decision is 'adopted' (the best candidate predicts at
+  least 10% less than the simulated current split), 'rejected' (no gain, too
+  few samples, or the model disagreed with the measured L_e: then nothing
+  changes) or 'abandoned' (the workload changed during the round); the
+  reason says which. Costs are in the units of --ca/--ck; see docs/replay.md.
+
+examples:
+  symbiosis replay --workload hotspot20 --data-size 2GiB --memory 1GiB --plot replay.png
+  symbiosis replay --phases "hotspot20@1GiB*4M;uniform@2GiB*4M" --data-size 2GiB --json r.json
+  symbiosis replay --trace my.oracleGeneral.bin --memory 4GiB --sample-rate 1/16
+A round takes about 1 to 2M accesses (warm-up, then 9 candidates of 85k
+each); a shorter trace ends with the first round still running.
+"""
+
+
+def _sample_rate(text: str) -> float:
+    """R in (0, 1], as a fraction "1/64" or a decimal "0.015625"."""
+    what = "--sample-rate"
+    try:
+        if "/" in text:
+            num, den = text.split("/", 1)
+            value = float(num) / float(den)
+        else:
+            value = float(text)
+    except (ValueError, ZeroDivisionError):
+        raise _native.InputError(f"{what}: '{text}' is not a sampling rate; give e.g. 1/64 or 0.015625")
+    if not 0 < value <= 1:
+        raise _native.InputError(f"{what}: {text} is outside (0, 1]; the sampled fraction of "
+                                 "accesses, e.g. 1/64")
+    return value
+_sample_rate.__name__ = "rate"
+
+
+def _rate_text(rate: float) -> str:
+    """1/64 for 0.015625; a decimal when 1/R is not a whole number."""
+    inverse = 1 / rate
+    return f"1/{round(inverse)}" if abs(inverse - round(inverse)) < 1e-9 else f"{rate:g}"
+
+
+def _add_replay_args(p: argparse.ArgumentParser) -> None:
+    _add_source_args(p, 4_000_000, "block accesses to replay (default: 4M, enough for the "
+                                   "first round and its settling; 0: 20 per block)")
+    _add_layout_args(p)
+    ctl = p.add_argument_group("engine and Controller")
+    ctl.add_argument("--memory", type=_bytes("--memory"), default=1 << 30,
+                     help="memory budget M = M_a + M_k (default: 1GiB)")
+    ctl.add_argument("--ca", type=_nonnegative("--ca"), default=3.0,
+                     help="C_a, the simulated engine's cost of an application miss served from "
+                          "memory; also the Controller's starting estimate (default: 3)")
+    ctl.add_argument("--ck", type=_nonnegative("--ck"), default=16.0,
+                     help="C_k, the simulated engine's cost of a device read (default: 16)")
+    ctl.add_argument("--kernel-model", default="linux", choices=["linux", "lru", "block-lru"],
+                     help="the simulated engine's kernel cache: linux (2Q, read-ahead), lru "
+                          "(page LRU) or block-lru (default: linux)")
+    ctl.add_argument("--ghost-kernel-model", default="linux", choices=["linux", "lru", "block-lru"],
+                     help="the Controller's own kernel ghost, which predicts H_k for each "
+                          "candidate (default: linux)")
+    ctl.add_argument("--sample-rate", type=_sample_rate, default=1 / 64,
+                     help="R, the fraction of accesses the ghosts see, as 1/64 or 0.015625 "
+                          "(default: 1/64)")
+    ctl.add_argument("--max-readahead", type=_positive_int("--max-readahead"), default=32,
+                     help="read-ahead window limit in 4 KiB pages (default: 32 = 128 KiB)")
+    ctl.add_argument("--interval", type=_count("--interval"), default=100_000,
+                     help="accesses per timeline point of L_e and M_a in --json and --plot "
+                          "(default: 100k, the Controller's window)")
+
+    out = p.add_argument_group("output")
+    out.add_argument("--json", default=None,
+                     help="write the rounds, final M_a and timeline as JSON to this file")
+    out.add_argument("--plot", type=_plot_path, default=None,
+                     help="write a PNG of L_e and M_a over the replay (a .png path)")
+    out.add_argument("--quiet", action="store_true", help="no table, no progress bar")
+
+
+REPLAY_MIN_MEMORY = 8 << 20  # ControllerConfig::default_app_bytes (LevelDB's 8 MiB)
+REPLAY_GROUP_BLOCKS = 32  # ControllerConfig::group_blocks, G
+
+
+def run_replay(args: argparse.Namespace, progress: bool = False) -> dict:
+    """Builds the trace as `sim` does and runs the Controller over it; the
+    Controller's stats (rounds ...) with final_ma_bytes, mean_latency,
+    timeline, and the inputs under config."""
+    if args.interval == 0:
+        raise _native.InputError("--interval must be at least 1 access, e.g. 100k")
+    if args.memory < REPLAY_MIN_MEMORY:
+        raise _native.InputError(
+            f"--memory: M = {format_bytes(args.memory)} is below the engine's default "
+            f"application cache ({format_bytes(REPLAY_MIN_MEMORY)}), the smallest M_a the "
+            "Controller uses; give at least 8MiB")
+    config = _source_config(args)
+    trace = build_trace(config)
+    result = _native.replay(trace, args.memory, args.ca, args.ck, args.kernel_model,
+                            args.ghost_kernel_model, args.sample_rate, args.max_readahead,
+                            args.interval, progress)
+    result["config"] = {
+        "workload": None if config.trace else config.workload, "trace": config.trace,
+        "data_bytes": config.data_bytes, "memory_bytes": config.memory_bytes,
+        "alpha": config.alpha, "ca": config.ca, "ck": config.ck,
+        "kernel_model": args.kernel_model, "ghost_kernel_model": args.ghost_kernel_model,
+        "sample_rate": args.sample_rate, "max_readahead_pages": args.max_readahead,
+        "accesses": config.accesses, "seed": config.seed, "block_bytes": config.block_bytes,
+        "interval": args.interval}
+    result["num_blocks"] = trace.num_blocks
+    result["num_accesses"] = trace.num_accesses
+    result["trace_data_bytes"] = trace.data_bytes
+    result["trace_disk_bytes"] = trace.disk_bytes
+    # About how many groups of G blocks the ghosts' sample holds: their
+    # predictions vary by roughly 1/sqrt of that.
+    result["expected_sampled_groups"] = trace.num_blocks / REPLAY_GROUP_BLOCKS * args.sample_rate
+    return result
+
+
+def _round_marks(rnd: dict, c: dict, best: Optional[dict]) -> str:
+    marks = []
+    if c["current"]:
+        marks.append("current")
+    if rnd["decision"] == "adopted" and c["ma_bytes"] == rnd["adopted_ma_bytes"]:
+        marks.append("adopted")
+    elif rnd["decision"] == "rejected" and c is best and not c["current"]:
+        marks.append("best")
+    if c["samples"] and not c["valid"]:
+        marks.append("too few samples")
+    return "  <- " + ", ".join(marks) if marks else ""
+
+
+def print_replay(result: dict, out: TextIO = sys.stdout) -> None:
+    """Each round as a table of candidates, then the final M_a."""
+    c = result["config"]
+    memory = c["memory_bytes"]
+    source = f"trace {c['trace']}" if c["trace"] else f"workload {c['workload']}"
+    print(f"{source}: {result['num_blocks']} blocks, "
+          f"D_u = {format_bytes(result['trace_data_bytes'])}, "
+          f"D_c = {format_bytes(result['trace_disk_bytes'])}, "
+          f"{result['num_accesses']} accesses", file=out)
+    print(f"M = {format_bytes(memory)}, C_a = {c['ca']:g}, C_k = {c['ck']:g}, "
+          f"engine kernel: {c['kernel_model']}, Controller's kernel ghost: "
+          f"{c['ghost_kernel_model']}, R = {_rate_text(c['sample_rate'])}", file=out)
+    rounds = result["rounds"]
+    if not rounds:
+        print("\nno round: the trace ended before the Controller started one", file=out)
+    for i, rnd in enumerate(rounds, 1):
+        running = rnd["end_access"] == 0
+        end = "still running at the end" if running else f"end access {rnd['end_access']}"
+        print(f"\nround {i}: start access {rnd['start_access']}, {end}, "
+              f"trigger: {rnd['trigger']}", file=out)
+        if rnd["reset"]:
+            print(f"  L_e rose, so M_a first shrank to the engine's default "
+                  f"({format_bytes(rnd['current_ma_bytes'])}) before simulating", file=out)
+        valid = [x for x in rnd["candidates"] if x["valid"]]
+        best = min(valid, key=lambda x: x["predicted_latency"]) if valid else None
+        print(f"  {'M_a':>10} {'H_a':>7} {'H_k':>7} {'samples':>8} {'predicted L_e':>14}",
+              file=out)
+        for cand in rnd["candidates"]:
+            if cand["samples"] == 0 and not cand["valid"]:
+                row = f"{'-':>7} {'-':>7} {0:8d} {'not measured':>14}"
+            else:
+                row = (f"{cand['hit_app']:7.4f} {cand['hit_kernel']:7.4f} {cand['samples']:8d} "
+                       f"{cand['predicted_latency']:14.4f}")
+            print(f"  {format_bytes(cand['ma_bytes']):>10} {row}"
+                  f"{_round_marks(rnd, cand, best)}", file=out)
+        if running:
+            more = ("a longer trace" if c["trace"] else "more --accesses")
+            print(f"  decision: none yet: the trace ended during the round (a round takes about "
+                  f"1 to 2M accesses); give {more}", file=out)
+            continue
+        if rnd["measured_latency"] or rnd["simulated_latency"]:
+            print(f"  current M_a: measured L_e {rnd['measured_latency']:.4f}, "
+                  f"simulated {rnd['simulated_latency']:.4f}", file=out)
+        if rnd["decision"] == "adopted":
+            what = f"adopted M_a = {format_bytes(rnd['adopted_ma_bytes'])}"
+        else:
+            what = f"{rnd['decision']}, M_a stays {format_bytes(rnd['adopted_ma_bytes'])}"
+        print(f"  decision: {what}", file=out)
+        print(f"  reason: {rnd['reason']}", file=out)
+    final = result["final_ma_bytes"]
+    print(f"\nfinal M_a = {format_bytes(final)} ({final / memory:.0%} of M), "
+          f"M_k = {format_bytes(memory - final)}; Controller state: {result['state']}", file=out)
+    costs = result["costs"]
+    print(f"mean L_e over the replay = {result['mean_latency']:.4f}; the Controller measured "
+          f"C_a = {costs['app_miss']:.3g}, C_k = {costs['kernel_miss']:.3g}", file=out)
+    groups = result["expected_sampled_groups"]
+    if groups < 100:
+        print(f"note: the ghosts' sample holds about {groups:.0f} groups of "
+              f"{REPLAY_GROUP_BLOCKS} blocks, so predictions vary by roughly "
+              f"{1 / max(groups, 1) ** 0.5:.0%}, against the 10% gain a candidate must show; "
+              "raise --sample-rate (e.g. 1/8) for steadier rounds", file=out)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """`symbiosis replay`: the online Controller over a workload or trace."""
+    result = run_replay(args, progress=not args.quiet and sys.stderr.isatty())
+    if not args.quiet:
+        print_replay(result)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    if args.plot:
+        from symbiosis.plots import plot_replay
+        plot_replay(result, args.plot)
         if not args.quiet:
             print(f"plot written to {args.plot}")
     return 0
@@ -347,6 +591,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sim_args(sim)
     sim.set_defaults(func=cmd_sim)
 
+    replay = sub.add_parser(
+        "replay", help="run the online Controller over a workload or trace and show its rounds",
+        description=REPLAY_DESCRIPTION,
+        epilog=REPLAY_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_replay_args(replay)
+    replay.set_defaults(func=cmd_replay)
+
     km = sub.add_parser(
         "kernel-models", help="compare kernel-cache models and sampled ghosts with the full page model",
         description="Hit-ratio curves of the kernel cache under several models (paper Fig. 7).",
@@ -404,14 +655,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.error("give a command: sim, kernel-models or figures (see --help)")
+        parser.error("give a command: sim, replay, kernel-models or figures (see --help)")
+    prog = f"symbiosis {args.command}"  # as argparse words the subcommand's errors
     try:
         return args.func(args)
     except _native.InputError as e:
-        print(f"symbiosis: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"symbiosis: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        print(f"{prog}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("symbiosis: interrupted", file=sys.stderr)

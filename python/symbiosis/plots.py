@@ -77,3 +77,79 @@ def plot_lines(path: str, title: str, xlabel: str, ylabel: str,
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+DECISION_COLORS = {"adopted": "tab:green", "rejected": "tab:gray", "abandoned": "tab:orange",
+                   "": "tab:blue"}
+
+
+def replay_title(result: dict) -> str:
+    """One line naming the workload or trace, D_u, M and the Controller's settings."""
+    c = result["config"]
+    source = (f"trace {c['trace']}" if c["trace"] else
+              f"{c['workload']}, D_u={format_bytes(result['trace_data_bytes'])}")
+    rate = 1 / c["sample_rate"]
+    rate_text = f"1/{round(rate)}" if abs(rate - round(rate)) < 1e-9 else f"{c['sample_rate']:g}"
+    return (f"replay: {source}, M={format_bytes(c['memory_bytes'])}, alpha={c['alpha']:g}, "
+            f"C_a={c['ca']:g}, C_k={c['ck']:g}, kernel={c['kernel_model']}, "
+            f"ghost={c['ghost_kernel_model']}, R={rate_text}")
+
+
+def plot_replay(result: dict, path: str) -> None:
+    """The Controller at work: measured L_e per timeline interval with the
+    rounds shaded and their decisions (top), M_a over the replay (bottom)."""
+    timeline = result["timeline"]
+    memory = result["config"]["memory_bytes"]
+    scale, unit = (1e6, "millions") if result["num_accesses"] >= 2_000_000 else (1e3, "thousands")
+    ends = [p["end_access"] / scale for p in timeline]
+    xs = [0.0] + ends  # each interval's value holds until its end (steps-pre)
+    latency = [p["latency"] for p in timeline]
+    app = [p["app_bytes"] / MIB for p in timeline]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 2]})
+    top.plot(xs, latency[:1] + latency, drawstyle="steps-pre", lw=1.2,
+             label=f"measured L_e per {result['config']['interval']:,} accesses")
+    top.axhline(result["mean_latency"], color="black", ls=":", lw=1,
+                label=f"mean L_e over the replay = {result['mean_latency']:.3g}")
+    y_high = max(latency) if latency else 1.0
+    end_of_trace = result["num_accesses"] / scale
+    for i, rnd in enumerate(result["rounds"], 1):
+        start = rnd["start_access"] / scale
+        end = rnd["end_access"] / scale if rnd["end_access"] else end_of_trace
+        decision = rnd["decision"]
+        color = DECISION_COLORS.get(decision, "tab:blue")
+        for ax in (top, bottom):
+            ax.axvspan(start, end, color=color, alpha=0.15, lw=0)
+        if decision == "adopted":
+            text = f"round {i}: adopted\nM_a={format_bytes(rnd['adopted_ma_bytes'])}"
+            adopted = [c for c in rnd["candidates"] if c["ma_bytes"] == rnd["adopted_ma_bytes"]]
+            if adopted:  # what the round predicted for the split it chose
+                top.plot([end], [adopted[0]["predicted_latency"]], marker="v", ms=9,
+                         color=color, ls="none",
+                         label="predicted L_e of the adopted M_a" if i == 1 else None)
+        elif decision:
+            text = f"round {i}: {decision}"
+        else:
+            text = f"round {i}: running"
+        # Above the curve, staggered so that neighbouring rounds' labels do not collide.
+        top.annotate(text, xy=((start + end) / 2, 0.98 - 0.09 * ((i - 1) % 2)),
+                     xycoords=("data", "axes fraction"), ha="center", va="top", fontsize=7)
+    top.set_ylim(0, y_high * 1.4 if y_high > 0 else 1)
+    top.set_ylabel("expected latency L_e (cost units)")
+    top.legend(loc="lower right", fontsize=7)
+    top.grid(alpha=0.3)
+    # M_a is sampled at each interval's end: it holds from there on.
+    bottom.plot(xs, [result["initial_ma_bytes"] / MIB] + app, drawstyle="steps-post",
+                color="tab:purple", label="M_a, application cache (at each interval's end)")
+    bottom.axhline(memory / MIB, color="black", ls="--", lw=1,
+                   label=f"M = {format_bytes(memory)} (M_k = M - M_a)")
+    bottom.set_ylim(0, memory / MIB * 1.08)
+    bottom.set_ylabel("application cache M_a (MiB)")
+    bottom.set_xlabel(f"accesses ({unit}); shaded: Controller rounds "
+                      "(green adopted, gray rejected, orange abandoned, blue running)")
+    bottom.legend(loc="lower right", fontsize=7)
+    bottom.grid(alpha=0.3)
+    fig.suptitle(replay_title(result), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

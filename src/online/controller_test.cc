@@ -1,0 +1,232 @@
+#include "symbiosis/controller.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "symbiosis/cgroup.h"
+#include "symbiosis/error.h"
+
+namespace symbiosis {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+ControllerConfig Budget(uint64_t m) {
+  ControllerConfig c;
+  c.memory_bytes = m;
+  return c;
+}
+
+void ExpectRejected(const ControllerConfig& c, const std::string& field) {
+  try {
+    Controller controller(c, nullptr);
+    ADD_FAILURE() << "accepted a bad " << field;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+  }
+}
+
+TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
+  const uint64_t m = 256 * kMiB;
+  ControllerConfig c = Budget(m);
+  c.change_threshold = 0;
+  ExpectRejected(c, "change_threshold");
+  c = Budget(m);
+  c.change_threshold = 1.5;
+  ExpectRejected(c, "change_threshold");
+  c = Budget(m);
+  c.gain_threshold = 1;
+  ExpectRejected(c, "gain_threshold");
+  c = Budget(m);
+  c.sample_rate = 0;
+  ExpectRejected(c, "sample_rate");
+  c = Budget(m);
+  c.sample_rate = 1.5;
+  ExpectRejected(c, "sample_rate");
+  c = Budget(m);
+  c.candidates = 1;
+  ExpectRejected(c, "candidates");
+  c = Budget(m);
+  c.window_accesses = 0;
+  ExpectRejected(c, "window_accesses");
+  c = Budget(4 * kMiB);  // below the 8 MiB default M_a
+  ExpectRejected(c, "memory_bytes");
+  c = Budget(m);
+  c.initial_app_bytes = 2 * m;
+  ExpectRejected(c, "initial_app_bytes");
+  c = Budget(m);
+  c.costs.kernel_miss = -1;
+  ExpectRejected(c, "costs");
+  c = Budget(m);
+  c.max_round_warmup_accesses = 1;
+  ExpectRejected(c, "max_round_warmup_accesses");
+}
+
+TEST(ControllerTest, MemoryBudgetComesFromTheCgroupWhenNotGiven) {
+  ControllerConfig c;  // memory_bytes = 0
+  c.memory_reserve_bytes = 16 * kMiB;
+  std::optional<uint64_t> limit;
+  try {
+    limit = ReadMemoryLimit(DetectMemoryCgroup());
+  } catch (const CgroupError& e) {
+    std::printf("no memory cgroup here (%s): checking the error path only\n", e.what());
+  }
+  if (limit && *limit > c.memory_reserve_bytes + c.default_app_bytes) {
+    EXPECT_EQ(ResolveMemoryBudget(c), *limit - c.memory_reserve_bytes);
+    Controller controller(c, nullptr);
+    EXPECT_EQ(controller.memory_bytes(), *limit - c.memory_reserve_bytes);
+  } else {
+    if (!limit) std::printf("this process's memory cgroup has no limit: expecting an error\n");
+    EXPECT_THROW(ResolveMemoryBudget(c), std::runtime_error);
+  }
+  c.memory_bytes = 100 * kMiB;
+  EXPECT_EQ(ResolveMemoryBudget(c), 100 * kMiB);
+}
+
+TEST(ControllerTest, CountsAndIgnoresBadEvents) {
+  Controller controller(Budget(256 * kMiB), nullptr);
+  Block b{1, 0, 2053, 4096};
+  controller.RecordAppAccess(b, false);
+  Block zero_disk = b;
+  zero_disk.disk_size = 0;
+  Block zero_mem = b;
+  zero_mem.mem_size = 0;
+  Block far = b;
+  far.offset = uint64_t{1} << 60;
+  Block odd_file = b;
+  odd_file.file_id = ~uint64_t{0};
+  for (const Block& bad : {zero_disk, zero_mem, far, odd_file}) {
+    controller.RecordAppAccess(bad, false);
+    controller.RecordRead(bad, false, 100);
+  }
+  controller.RecordFileDeleted(12345);  // never seen: no effect
+  const ControllerStats s = controller.Stats();
+  EXPECT_EQ(s.ignored_events, 8u);
+  EXPECT_EQ(s.state, ControllerState::kAdapting);  // the start round
+}
+
+// Records every capacity the Controller sets and checks the budget holds
+// at each moment, from whichever thread calls.
+class CheckingResizer final : public Resizer {
+ public:
+  explicit CheckingResizer(uint64_t m) : m_(m) {}
+  void SetAppCacheCapacity(uint64_t bytes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    app_ = bytes;
+    ++calls_;
+    if (app_ + tier_ > m_) over_budget_ = true;
+    if (entered_.exchange(true)) concurrent_ = true;
+    entered_ = false;
+  }
+  void SetSecondTierCapacity(uint64_t bytes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    tier_ = bytes;
+    if (app_ + tier_ > m_) over_budget_ = true;
+  }
+  uint64_t app() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return app_;
+  }
+  int calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+  bool over_budget() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return over_budget_;
+  }
+  bool concurrent() const { return concurrent_; }
+
+ private:
+  const uint64_t m_;
+  std::mutex mu_;
+  uint64_t app_ = 0, tier_ = 0;
+  int calls_ = 0;
+  bool over_budget_ = false;
+  std::atomic<bool> entered_{false};
+  std::atomic<bool> concurrent_{false};
+};
+
+ControllerConfig FastConfig(uint64_t m) {
+  ControllerConfig c = Budget(m);
+  c.second_tier_owned = true;
+  c.initial_app_bytes = m / 2;
+  c.sample_rate = 1.0 / 4;
+  c.window_accesses = 5000;
+  c.round_warmup_accesses = 5000;
+  c.max_round_warmup_accesses = 10'000;
+  c.warmup_check_accesses = 2000;
+  c.candidate_warmup_accesses = 1000;
+  c.candidate_accesses = 4000;
+  c.min_samples = 100;
+  c.settle_accesses = 5000;
+  c.resize_step_accesses = 1000;
+  c.churn_backoff_accesses = 20'000;
+  return c;
+}
+
+// Eight threads feed accesses, reads (with service times) and file
+// deletions while the hit ratio swings, so rounds start, are abandoned
+// and resize the caches; another thread reads Stats(). Run under
+// ThreadSanitizer and AddressSanitizer by the sanitizer build.
+TEST(ControllerTest, EightThreadsFeedEventsWhileResizesHappen) {
+  const uint64_t m = 64 * kMiB;
+  CheckingResizer resizer(m);
+  Controller controller(FastConfig(m), &resizer);
+  EXPECT_EQ(resizer.app(), m / 2);
+  constexpr int kThreads = 8;
+  constexpr int kAccesses = 150'000;
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done.load()) {
+      const ControllerStats s = controller.Stats();
+      EXPECT_LE(s.app_bytes, m);
+      EXPECT_FALSE(ToJson(s).empty());
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(t);
+      for (int i = 0; i < kAccesses; i++) {
+        // Hit ratio swings between phases of 20k accesses per thread.
+        const bool good_phase = (i / 20'000) % 2 == 0;
+        Block b;
+        b.file_id = 1 + rng() % 64;
+        b.offset = (rng() % 1000) * 2053;
+        b.disk_size = 2053;
+        b.mem_size = 4096;
+        const bool hit = rng() % 100 < (good_phase ? 90u : 20u);
+        controller.RecordAppAccess(b, hit);
+        if (!hit) {
+          const bool kernel_hit = rng() % 2;
+          controller.RecordRead(b, kernel_hit, kernel_hit ? 3000 : 20'000);
+        }
+        if (i % 25'000 == 0) controller.RecordFileDeleted(1 + rng() % 64);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  done = true;
+  reader.join();
+
+  const ControllerStats s = controller.Stats();
+  EXPECT_GE(s.accesses, uint64_t{kThreads} * kAccesses - kThreads * 1024 * 4);
+  EXPECT_GE(s.rounds.size(), 2u);
+  EXPECT_GT(resizer.calls(), 2);  // the start, and resets and steps after it
+  EXPECT_FALSE(resizer.over_budget());
+  EXPECT_FALSE(resizer.concurrent());
+  EXPECT_GT(s.peak_ghost_memory_bytes, 0u);
+  EXPECT_TRUE(s.app_miss_cost_measured);
+  EXPECT_NEAR(s.costs.app_miss, 3, 0.01);
+  EXPECT_NEAR(s.costs.kernel_miss, 17, 0.5);
+  EXPECT_EQ(s.ignored_events, 0u);
+}
+
+}  // namespace
+}  // namespace symbiosis

@@ -1,0 +1,173 @@
+#include "online/ghost_sim.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "symbiosis/page_cache_model.h"
+#include "testing/test_support.h"
+
+namespace symbiosis {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+
+// Blocks of 4 KiB in memory, 2 KiB + 5 on disk, packed into files of
+// 1 MiB, so neighbours share pages as in a real table file.
+Block MakeBlock(uint64_t ordinal) {
+  constexpr uint64_t kPerFile = 500;
+  Block b;
+  b.file_id = 1 + ordinal / kPerFile;
+  b.offset = (ordinal % kPerFile) * 2053;
+  b.disk_size = 2053;
+  b.mem_size = 4096;
+  return b;
+}
+
+std::vector<uint64_t> SkewedOrdinals(size_t n, uint64_t blocks, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> out(n);
+  for (auto& o : out) {
+    // Half the accesses to a hot tenth.
+    o = rng() % 2 ? rng() % (blocks / 10) : rng() % blocks;
+  }
+  return out;
+}
+
+TEST(GhostSimTest, UnsampledRoundMatchesAnExactLruAndTheKernelModelPerCandidate) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &all);
+  const std::vector<uint64_t> candidates = {0, 2 * kMiB, 4 * kMiB, 6 * kMiB, 8 * kMiB};
+  sim.Begin(candidates);
+  const std::vector<uint64_t> trace = SkewedOrdinals(60'000, 6000, 1);
+
+  // Reference: an exact LRU per candidate over the whole run, and for
+  // stage 2 the full kernel model fed by that LRU's misses.
+  std::vector<testing::ListLru> lrus;
+  for (const uint64_t c : candidates) lrus.emplace_back(c);
+  std::vector<uint64_t> lru_misses(candidates.size(), 0);
+  PageCacheOptions page;
+  page.capacity_bytes = m - candidates[2];
+  PageCacheModel kernel(page);
+  uint64_t kernel_misses = 0;
+
+  sim.SetStage(2, true);
+  for (const uint64_t o : trace) {
+    const Block b = MakeBlock(o);
+    sim.Access(b);
+    for (size_t i = 0; i < candidates.size(); i++) {
+      const bool hit = lrus[i].Access(b.key(), b.mem_size);
+      lru_misses[i] += !hit;
+      if (i == 2 && !hit) kernel_misses += !kernel.Read(b);
+    }
+  }
+  for (size_t i = 0; i < candidates.size(); i++) {
+    EXPECT_EQ(sim.Counts(i).app_misses, lru_misses[i]) << "candidate " << i;
+  }
+  const CandidateCounts c = sim.Counts(2);
+  EXPECT_EQ(c.stage_samples, trace.size());
+  EXPECT_EQ(c.kernel_reads, lru_misses[2]);
+  EXPECT_EQ(c.kernel_misses, kernel_misses);
+  EXPECT_GT(kernel_misses, 0u);
+  EXPECT_LT(kernel_misses, lru_misses[2]);
+}
+
+TEST(GhostSimTest, WarmupIsNotCountedAndTheKernelGhostShrinksWithMa) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &all);
+  sim.Begin({0, 4 * kMiB, 8 * kMiB});
+  for (const uint64_t o : SkewedOrdinals(20'000, 6000, 2)) sim.Access(MakeBlock(o));
+  EXPECT_EQ(sim.Counts(0).stage_samples, 0u);
+  EXPECT_EQ(sim.Counts(0).app_misses, 0u);
+  sim.SetStage(1, true);
+  sim.Access(MakeBlock(1));
+  EXPECT_EQ(sim.StageSamples(), 1u);
+  // M_a = M leaves no kernel cache: every application miss misses it.
+  sim.SetStage(2, true);
+  for (const uint64_t o : SkewedOrdinals(5000, 6000, 3)) sim.Access(MakeBlock(o));
+  const CandidateCounts c = sim.Counts(2);
+  EXPECT_GT(c.kernel_reads, 0u);
+  EXPECT_EQ(c.kernel_misses, c.kernel_reads);
+}
+
+TEST(GhostSimTest, SampledRoundScalesCapacitiesByTheRate) {
+  // At R = 1/8 the ghost holds M / 8; its miss ratio per sampled access
+  // approximates the full one for a uniform workload.
+  Sampler eighth(SamplerOptions{1.0 / 8, 32, 2053});
+  const uint64_t m = 16 * kMiB;
+  GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &eighth);
+  sim.Begin({0, 8 * kMiB, 16 * kMiB});
+  std::mt19937_64 rng(4);
+  testing::ListLru exact(8 * kMiB);
+  uint64_t exact_misses = 0, samples = 0;
+  const uint64_t blocks = 8192;  // 32 MiB in memory: half fits M_a = 16 MiB
+  sim.SetStage(1, true);
+  for (int i = 0; i < 400'000; i++) {
+    const Block b = MakeBlock(rng() % blocks);
+    exact_misses += !exact.Access(b.key(), b.mem_size);
+    if (eighth.Sampled(b)) {
+      sim.Access(b);
+      ++samples;
+    }
+  }
+  const double sampled = static_cast<double>(sim.Counts(1).app_misses) / samples;
+  EXPECT_NEAR(sampled, exact_misses / 400'000.0, 0.05);
+  EXPECT_NEAR(sim.Counts(2).app_misses / static_cast<double>(samples), 0.5, 0.08);
+}
+
+TEST(GhostSimTest, DropFileForgetsTheFileInBothGhosts) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  GhostSim sim(GhostSimOptions{8 * kMiB, KernelModelKind::kLinux, 32}, &all);
+  sim.Begin({0, 4 * kMiB, 8 * kMiB});
+  sim.SetStage(1, true);
+  for (uint64_t o = 0; o < 100; o++) sim.Access(MakeBlock(o));  // file 1
+  for (uint64_t o = 0; o < 100; o++) sim.Access(MakeBlock(o));
+  EXPECT_EQ(sim.Counts(1).app_misses, 100u);  // second pass hits
+  sim.DropFile(1);
+  for (uint64_t o = 0; o < 100; o++) sim.Access(MakeBlock(o));
+  EXPECT_EQ(sim.Counts(1).app_misses, 200u);  // cold again
+  // The kernel ghost forgot the pages too. At M_a = 0 every access reads
+  // it; a shuffled order keeps read-ahead out of the way.
+  std::vector<uint64_t> order(100);
+  for (uint64_t o = 0; o < 100; o++) order[o] = o;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
+  sim.SetStage(0, true);
+  for (const uint64_t o : order) sim.Access(MakeBlock(o));
+  const uint64_t warm_misses = sim.Counts(0).kernel_misses;
+  for (const uint64_t o : order) sim.Access(MakeBlock(o));
+  EXPECT_EQ(sim.Counts(0).kernel_misses, warm_misses);  // all resident
+  sim.DropFile(1);
+  for (const uint64_t o : order) sim.Access(MakeBlock(o));
+  // 100 blocks share 50 pages; read-ahead may bring in neighbours.
+  EXPECT_GE(sim.Counts(0).kernel_misses, warm_misses + 10);
+}
+
+TEST(GhostSimTest, CheckWarmWaitsForTheGhostsToStopFillingAndEndFreesThem) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  GhostSim sim(GhostSimOptions{4 * kMiB, KernelModelKind::kLinux, 32}, &all);
+  EXPECT_EQ(sim.MemoryUsage(), 0u);
+  sim.Begin({0, 2 * kMiB, 4 * kMiB});
+  EXPECT_FALSE(sim.active() && sim.MemoryUsage() == 0);
+  uint64_t next = 0;
+  for (int i = 0; i < 100; i++) sim.Access(MakeBlock(next++));
+  EXPECT_FALSE(sim.CheckWarm());  // grew from nothing
+  for (int i = 0; i < 100; i++) sim.Access(MakeBlock(next++));
+  EXPECT_FALSE(sim.CheckWarm());  // still filling
+  // A small working set that fits: the ghosts stop growing.
+  for (int i = 0; i < 5000; i++) sim.Access(MakeBlock(i % 200));
+  sim.CheckWarm();
+  for (int i = 0; i < 5000; i++) sim.Access(MakeBlock(i % 200));
+  EXPECT_TRUE(sim.CheckWarm());
+  EXPECT_GT(sim.MemoryUsage(), 0u);
+  sim.End();
+  EXPECT_EQ(sim.MemoryUsage(), 0u);
+  EXPECT_FALSE(sim.active());
+  sim.Access(MakeBlock(1));  // no effect outside a round
+}
+
+}  // namespace
+}  // namespace symbiosis

@@ -1,0 +1,329 @@
+#include "online/tracker.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace symbiosis {
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kM = 1024 * kMiB;
+
+// A scripted simulator: each candidate's miss ratios are given, and the
+// counts follow from the accesses the test feeds (R = 1: every access is
+// a sample). GhostSim, the real one, is tested in ghost_sim_test.cc.
+class ScriptedSimulator final : public RoundSimulator {
+ public:
+  std::vector<double> app_miss;     // per candidate
+  std::vector<double> kernel_miss;  // per access, per candidate
+  std::vector<uint64_t> candidates;
+  int begins = 0, ends = 0;
+
+  void Begin(const std::vector<uint64_t>& c) override {
+    candidates = c;
+    stage_samples_.assign(c.size(), 0);
+    measured_ = 0;
+    active_ = true;
+    ++begins;
+  }
+  void SetStage(size_t stage, bool measuring) override {
+    stage_ = stage;
+    measuring_ = measuring;
+  }
+  bool CheckWarm() override { return true; }
+  uint64_t StageSamples() const override { return stage_samples_[stage_]; }
+  CandidateCounts Counts(size_t stage) const override {
+    CandidateCounts c;
+    c.stage_samples = stage_samples_[stage];
+    c.app_misses = static_cast<uint64_t>(app_miss[stage] * measured_);
+    c.kernel_misses = static_cast<uint64_t>(kernel_miss[stage] * stage_samples_[stage]);
+    return c;
+  }
+  void End() override {
+    active_ = false;
+    ++ends;
+  }
+  size_t MemoryUsage() const override { return 0; }
+
+  void Access(uint64_t n) {
+    if (!active_ || !measuring_) return;
+    stage_samples_[stage_] += n;
+    measured_ += n;
+  }
+  bool active() const { return active_; }
+
+ private:
+  std::vector<uint64_t> stage_samples_;
+  uint64_t measured_ = 0;
+  size_t stage_ = 0;
+  bool measuring_ = false;
+  bool active_ = false;
+};
+
+ControllerConfig SmallConfig() {
+  ControllerConfig c;
+  c.memory_bytes = kM;
+  c.default_app_bytes = 8 * kMiB;
+  c.initial_app_bytes = 8 * kMiB;
+  c.sample_rate = 1;
+  c.window_accesses = 1000;
+  c.round_warmup_accesses = 2000;
+  c.max_round_warmup_accesses = 2000;
+  c.warmup_check_accesses = 1000;
+  c.candidate_warmup_accesses = 500;
+  c.candidate_accesses = 1000;
+  c.min_samples = 500;
+  c.settle_accesses = 2000;
+  c.resize_step_accesses = 100;
+  c.measure_app_miss_cost = false;
+  c.measure_kernel_miss_cost = false;
+  c.costs = MissCosts{3, 16};
+  return c;
+}
+
+// Drives a Tracker with a scripted engine: hit ratios per access chunk.
+class Harness {
+ public:
+  explicit Harness(const ControllerConfig& config) : config(config) {
+    sim.app_miss.assign(config.candidates, 0.5);
+    sim.kernel_miss.assign(config.candidates, 0.1);
+  }
+
+  void Start() { tracker = std::make_unique<Tracker>(config, kM, &sim); }
+
+  // `n` accesses with application hit ratio ha and kernel hit ratio hk.
+  void Run(uint64_t n, double ha, double hk, uint64_t hit_ns = 0, uint64_t miss_ns = 0) {
+    for (uint64_t done = 0; done < n; done += kChunk) {
+      const uint64_t misses = static_cast<uint64_t>((1 - ha) * kChunk + 0.5);
+      const uint64_t read_hits = static_cast<uint64_t>(hk * misses + 0.5);
+      totals.accesses += kChunk;
+      totals.app_hits += kChunk - misses;
+      totals.reads += misses;
+      totals.read_hits += read_hits;
+      if (hit_ns) {
+        totals.hit_ns += hit_ns * read_hits;
+        totals.hit_timed += read_hits;
+        totals.miss_ns += miss_ns * (misses - read_hits);
+        totals.miss_timed += misses - read_hits;
+      }
+      if (tracker->simulating()) sim.Access(kChunk);
+      if (totals.accesses >= tracker->next_deadline()) {
+        const uint64_t before = tracker->app_bytes();
+        if (tracker->Advance(totals)) {
+          const uint64_t after = tracker->app_bytes();
+          max_step = std::max(max_step, after > before ? after - before : before - after);
+        }
+      }
+    }
+  }
+
+  // Runs until the tracker leaves Adapting (or `limit` accesses).
+  void RunRound(double ha, double hk, uint64_t limit = 100'000) {
+    for (uint64_t n = 0; n < limit && tracker->state() == ControllerState::kAdapting; n += kChunk) {
+      Run(kChunk, ha, hk);
+    }
+  }
+
+  const RoundStats& LastRound() {
+    stats = tracker->Stats();
+    return stats.rounds.back();
+  }
+
+  static constexpr uint64_t kChunk = 100;
+  ControllerConfig config;
+  ScriptedSimulator sim;
+  std::unique_ptr<Tracker> tracker;
+  EventTotals totals;
+  ControllerStats stats;
+  uint64_t max_step = 0;
+};
+
+// L_e of the scripted engine's current configuration, and hit ratios that
+// make the engine measure it: (1 - ha)(3 + (1 - hk) 16).
+constexpr double kHa = 0.5, kHk = 0.8;  // L_e = 0.5 * (3 + 3.2) = 3.1
+
+TEST(TrackerTest, FirstRoundAdoptsAClearlyBetterCandidateAndResizesGradually) {
+  Harness h(SmallConfig());
+  h.sim.app_miss.assign(9, 0.5);
+  h.sim.kernel_miss.assign(9, 0.1);  // predicted L_e 1.5 + 1.6 = 3.1 = measured
+  h.sim.app_miss[8] = 0.1;
+  h.sim.kernel_miss[8] = 0.1;  // 0.3 + 1.6 = 1.9: 39% better
+  h.Start();
+  ASSERT_EQ(h.tracker->state(), ControllerState::kAdapting);
+  h.RunRound(kHa, kHk);
+  const RoundStats& r = h.LastRound();
+  EXPECT_EQ(r.trigger, "start");
+  EXPECT_EQ(r.decision, "adopted") << r.reason;
+  EXPECT_EQ(r.adopted_ma_bytes, kM);
+  ASSERT_EQ(r.candidates.size(), 9u);
+  EXPECT_TRUE(r.candidates[0].current);  // 8 MiB took the place of 0
+  EXPECT_EQ(r.candidates[0].ma_bytes, 8 * kMiB);
+  EXPECT_NEAR(r.candidates[8].predicted_latency, 1.9, 0.02);
+  EXPECT_NEAR(r.measured_latency, 3.1, 0.02);
+  EXPECT_EQ(h.sim.ends, 1);  // ghosts freed
+  EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
+  EXPECT_EQ(h.tracker->target_app_bytes(), kM);
+  h.Run(5000, kHa, kHk);
+  EXPECT_EQ(h.tracker->app_bytes(), kM);
+  EXPECT_LE(h.max_step, kM / 16);  // one step at a time
+  h.Run(5000, kHa, kHk);
+  EXPECT_EQ(h.tracker->state(), ControllerState::kStable);
+}
+
+TEST(TrackerTest, RejectsAGainBelowTheThreshold) {
+  Harness h(SmallConfig());
+  h.sim.app_miss[5] = 0.47;  // 1.41 + 1.6 = 3.01: 3% better
+  h.Start();
+  h.RunRound(kHa, kHk);
+  const RoundStats& r = h.LastRound();
+  EXPECT_EQ(r.decision, "rejected");
+  EXPECT_NE(r.reason.find("no candidate gains 10%"), std::string::npos) << r.reason;
+  EXPECT_EQ(h.tracker->target_app_bytes(), 8 * kMiB);
+}
+
+TEST(TrackerTest, RejectsEverythingWhenTheModelDisagreesWithTheEngine) {
+  // The paper's guard: the model predicts 3.1 for the current M_a, but the
+  // engine measures 0.6 (read-ahead the model lacks, say).
+  Harness h(SmallConfig());
+  h.sim.app_miss[8] = 0.1;
+  h.Start();
+  h.RunRound(0.8, 1.0);  // measured: 0.2 * 3 = 0.6
+  const RoundStats& r = h.LastRound();
+  EXPECT_EQ(r.decision, "rejected");
+  EXPECT_NE(r.reason.find("model is off"), std::string::npos) << r.reason;
+  EXPECT_EQ(h.tracker->target_app_bytes(), 8 * kMiB);
+}
+
+TEST(TrackerTest, ExtendsShortStagesAndRejectsWithoutEnoughSamples) {
+  ControllerConfig c = SmallConfig();
+  c.min_samples = 10'000;  // more than a stage and its extensions hold
+  c.max_extensions = 2;
+  Harness h(c);
+  h.sim.app_miss[8] = 0.1;
+  h.Start();
+  h.RunRound(kHa, kHk, 1'000'000);
+  const RoundStats& r = h.LastRound();
+  EXPECT_EQ(r.decision, "rejected");
+  EXPECT_NE(r.reason.find("too few sampled accesses"), std::string::npos) << r.reason;
+  for (const CandidateStats& cand : r.candidates) {
+    EXPECT_FALSE(cand.valid);
+    EXPECT_GE(cand.samples, 3 * c.candidate_accesses - Harness::kChunk);  // extended twice
+  }
+}
+
+TEST(TrackerTest, StableReferenceFollowsWarmupThenARiseStartsARoundWithReset) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.initial_app_bytes = 512 * kMiB;
+  Harness h(c);
+  h.Start();
+  EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
+  h.Run(2000, 0.3, 0.5);
+  // Caches warming: L_e falls window after window; no round.
+  for (double ha = 0.4; ha <= 0.71; ha += 0.1) h.Run(1000, ha, 0.5);
+  EXPECT_EQ(h.tracker->state(), ControllerState::kStable);
+  EXPECT_EQ(h.sim.begins, 0);
+  h.Run(3000, 0.7, 0.5);  // steady: the reference freezes
+  EXPECT_EQ(h.sim.begins, 0);
+  h.Run(1000, 0.75, 0.5);  // a 17% fall ... 
+  ASSERT_EQ(h.sim.begins, 1);  // ... starts a round, without reset
+  EXPECT_FALSE(h.tracker->Stats().rounds.back().reset);
+  EXPECT_NE(h.tracker->Stats().rounds.back().trigger.find("fell"), std::string::npos);
+  h.RunRound(0.75, 0.5);
+  h.Run(10'000, 0.75, 0.5);
+  ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
+  h.Run(2000, 0.75, 0.5);
+  h.Run(1000, 0.5, 0.5);  // L_e rises 2x: the data set grew
+  ASSERT_EQ(h.sim.begins, 2);
+  const RoundStats& r = h.LastRound();
+  EXPECT_TRUE(r.reset);
+  EXPECT_NE(r.trigger.find("rose"), std::string::npos) << r.trigger;
+  EXPECT_EQ(h.tracker->target_app_bytes(), c.default_app_bytes);
+  EXPECT_EQ(r.current_ma_bytes, c.default_app_bytes);
+}
+
+TEST(TrackerTest, SmallOrTinyChangesStartNoRound) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  Harness h(c);
+  h.Start();
+  h.Run(6000, 0.5, 0.8);
+  ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
+  h.Run(3000, 0.48, 0.8);  // L_e 3.1 -> 3.22: 4%
+  EXPECT_EQ(h.sim.begins, 0);
+  // A tiny L_e doubling is below the floor (1% of C_a + C_k = 0.19).
+  Harness tiny(c);
+  tiny.Start();
+  tiny.Run(6000, 0.99, 1.0);  // L_e 0.03
+  tiny.Run(3000, 0.98, 1.0);  // L_e 0.06
+  EXPECT_EQ(tiny.sim.begins, 0);
+}
+
+TEST(TrackerTest, AbandonsARoundWhenLeRisesDuringItAndBacksOffUnderChurn) {
+  ControllerConfig c = SmallConfig();
+  c.max_abandoned_rounds = 2;
+  c.churn_backoff_accesses = 50'000;
+  Harness h(c);
+  h.Start();
+  h.Run(4000, kHa, kHk);  // warm-up and into stage 0
+  h.Run(1000, 0.2, kHk);  // L_e 3.1 -> 4.96
+  ControllerStats s = h.tracker->Stats();
+  ASSERT_GE(s.rounds.size(), 2u);
+  EXPECT_EQ(s.rounds[0].decision, "abandoned");
+  EXPECT_NE(s.rounds[0].reason.find("rose"), std::string::npos);
+  EXPECT_EQ(s.rounds[1].trigger.rfind("restart", 0), 0u) << s.rounds[1].trigger;
+  h.Run(3000, 0.2, kHk);
+  h.Run(2000, 0.0, 0.0);  // rises again: second abandon in a row
+  s = h.tracker->Stats();
+  EXPECT_EQ(s.rounds.back().decision, "abandoned");
+  EXPECT_NE(s.rounds.back().reason.find("no round for"), std::string::npos);
+  EXPECT_EQ(h.tracker->state(), ControllerState::kStable);
+  const int begins = h.sim.begins;
+  h.Run(3000, 0.0, 0.0);
+  h.Run(3000, 0.5, 0.8);  // a change during the back-off: no round
+  EXPECT_EQ(h.sim.begins, begins);
+  EXPECT_FALSE(h.sim.active());
+}
+
+TEST(TrackerTest, PeriodicResimulation) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.resimulate_accesses = 20'000;
+  Harness h(c);
+  h.Start();
+  h.Run(25'000, kHa, kHk);
+  ASSERT_EQ(h.sim.begins, 1);
+  EXPECT_NE(h.LastRound().trigger.find("periodic"), std::string::npos);
+}
+
+TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.measure_app_miss_cost = true;
+  c.measure_kernel_miss_cost = true;
+  c.min_cost_samples = 10;
+  Harness h(c);
+  h.Start();
+  // Reads the kernel served take 5 us, device reads 5 + 40 us.
+  h.Run(30'000, kHa, kHk, 5000, 45000);
+  ControllerStats s = h.tracker->Stats();
+  EXPECT_TRUE(s.app_miss_cost_measured);
+  EXPECT_TRUE(s.kernel_miss_cost_measured);
+  EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
+  EXPECT_NEAR(s.costs.kernel_miss, 40, 0.5);
+
+  c.measure_kernel_miss_cost = false;
+  Harness fixed(c);
+  fixed.Start();
+  fixed.Run(30'000, kHa, kHk, 5000, 45000);
+  s = fixed.tracker->Stats();
+  EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
+  EXPECT_FALSE(s.kernel_miss_cost_measured);
+  EXPECT_EQ(s.costs.kernel_miss, 16);
+}
+
+}  // namespace
+}  // namespace symbiosis
