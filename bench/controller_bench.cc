@@ -413,7 +413,7 @@ int CostPart(const Flags& flags) {
   }
   for (const Summary& s : summaries) {
     std::printf("%s: Stable +%.1f ns (target <= 50: %s), Adapting +%.1f ns (target <= 150: %s); "
-                "per sampled access while Adapting ~%.0f ns\n",
+                "a sampled access costs at most %.0f ns ((Adapting - Stable) / sampled share)\n",
                 s.dist.c_str(), s.d_stable, s.d_stable <= 50 ? "met" : "MISSED", s.d_adapting,
                 s.d_adapting <= 150 ? "met" : "MISSED",
                 s.sampled > 0 ? (s.adapting - s.stable) / s.sampled : 0.0);

@@ -247,6 +247,7 @@ class Controller::Rep {
   ControllerStats Stats() const {
     std::lock_guard<std::mutex> lock(mu_);
     ControllerStats s = tracker_.Stats();
+    s.accesses = Totals().accesses;  // the Tracker's clock lags by a chunk
     s.ghost_memory_bytes = sim_.MemoryUsage();
     s.peak_ghost_memory_bytes = peak_ghost_memory_;
     s.ignored_events = ignored_.load(std::memory_order_relaxed);

@@ -100,6 +100,26 @@ TEST(TwoLevelStudy, ExclusiveAndInclusiveShareTheApplicationCache) {
   }
 }
 
+TEST(TwoLevelStudy, ExplicitSplitsScoreTheSameAsTheGrid) {
+  const uint64_t memory = 8 << 20;
+  const BlockTrace trace = UniformTrace(16 << 20, false);
+  StudyOptions grid;
+  grid.memory_bytes = memory;
+  grid.points = 5;
+  const StudyResult g = RunTwoLevelStudy(trace, grid);
+  StudyOptions explicit_splits = grid;
+  explicit_splits.splits = {memory / 2, 1 << 20, memory};  // any order, off-grid too
+  const StudyResult e = RunTwoLevelStudy(trace, explicit_splits);
+  ASSERT_EQ(e.points.size(), 3u);
+  EXPECT_EQ(e.points[0].ma_bytes, memory / 2);
+  EXPECT_DOUBLE_EQ(e.points[0].latency, g.points[2].latency);
+  EXPECT_EQ(e.points[1].ma_bytes, 1u << 20);
+  EXPECT_EQ(e.points[2].mk_bytes, 0u);
+  EXPECT_DOUBLE_EQ(e.points[2].latency, g.points[4].latency);
+  explicit_splits.splits = {memory + 1};
+  EXPECT_THROW(RunTwoLevelStudy(trace, explicit_splits), InputError);
+}
+
 TEST(TwoLevelStudy, RejectsBadOptions) {
   const BlockTrace trace = UniformTrace(1 << 20, false);
   StudyOptions options;
