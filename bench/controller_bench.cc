@@ -504,17 +504,12 @@ int MemoryPart(const Flags& flags) {
   no_shadow_page.refault_activation = false;
   PageCacheModel no_shadow(no_shadow_page);
   const uint64_t app_limit = scaled(candidates.front());
-  uint64_t cold = 0, sampled = 0, app_peak = 0, kernel_peak = 0;
-  std::unordered_set<uint64_t> files;
+  uint64_t sampled = 0, app_peak = 0, kernel_peak = 0;
   for (uint64_t i = round.start_access; i < round.end_access && i < events.blocks.size(); ++i) {
     const Block& b = blocks[i];
     if (!sampler.Sampled(b)) continue;
     ++sampled;
     const uint64_t d = app.Access(b.key(), b.mem_size);
-    if (d == GhostLru::kColdMiss) {
-      ++cold;
-      files.insert(b.file_id);
-    }
     if (d > app_limit && kernel.capacity() >= kPageSize) {
       kernel.Read(b);
       no_shadow.Read(b);
@@ -522,12 +517,9 @@ int MemoryPart(const Flags& flags) {
     app_peak = std::max<uint64_t>(app_peak, app.MemoryUsage());
     kernel_peak = std::max<uint64_t>(kernel_peak, kernel.MemoryUsage());
   }
-  // GhostSim's bookkeeping for DropFile: per file a node (key, vector,
-  // bucket pointer), per cold miss one key; and 9 candidates' counters.
-  const uint64_t per_file = sizeof(uint64_t) + sizeof(std::vector<uint64_t>) + 3 * sizeof(void*);
-  const uint64_t file_keys = files.size() * per_file + cold * sizeof(uint64_t);
+  // And the 9 candidates' counters.
   const uint64_t counters = candidates.size() * (2 * sizeof(uint64_t) + 3 * sizeof(uint64_t));
-  const uint64_t total = app.MemoryUsage() + kernel.MemoryUsage() + file_keys + counters;
+  const uint64_t total = app.MemoryUsage() + kernel.MemoryUsage() + counters;
   std::printf("\nBreakdown at the round's end (reconstructed: %llu sampled accesses of %llu, "
               "kernel ghost at stage 0's %llu bytes):\n",
               static_cast<unsigned long long>(sampled),
@@ -545,9 +537,6 @@ int MemoryPart(const Flags& flags) {
                 static_cast<unsigned long long>(kernel.used_bytes() / kPageSize),
                 static_cast<unsigned long long>(kernel.shadow_entries()));
   row(text, kernel.MemoryUsage());
-  std::snprintf(text, sizeof text, "keys by file for DropFile (%zu files, %llu keys)", files.size(),
-                static_cast<unsigned long long>(cold));
-  row(text, file_keys);
   row("per-candidate counters", counters);
   row("total (reconstructed)", total);
   std::printf("  kernel ghost without shadow entries (refault_activation off): %llu bytes, "

@@ -219,7 +219,9 @@ class Controller {
   // nanoseconds; 0 if not timed.
   void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns = 0);
 
-  // The file was deleted: its ghost state goes.
+  // The file was deleted: the kernel ghost forgets its pages (the page
+  // cache drops them); its blocks age out of the application ghost, as
+  // they do out of the engine's block cache.
   void RecordFileDeleted(uint64_t file_id);
 
   ControllerStats Stats() const;

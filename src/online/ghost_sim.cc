@@ -74,20 +74,13 @@ void GhostSim::End() {
   stages_.clear();
   app_.reset();
   kernel_.reset();
-  keys_of_file_.clear();
-  file_keys_ = 0;
   app_bytes_seen_ = 0;
   kernel_bytes_seen_ = 0;
 }
 
 void GhostSim::Access(const Block& block) {
   if (!active()) return;
-  const uint64_t key = block.key();
-  const uint64_t distance = app_->Access(key, block.mem_size);
-  if (distance == GhostLru::kColdMiss) {
-    keys_of_file_[block.file_id].push_back(key);
-    ++file_keys_;
-  }
+  const uint64_t distance = app_->Access(block.key(), block.mem_size);
   if (measuring_) {
     ++stages_[stage_].samples;
     for (size_t i = 0; i < app_limit_.size(); i++) app_misses_[i] += distance > app_limit_[i];
@@ -101,22 +94,12 @@ void GhostSim::Access(const Block& block) {
 }
 
 void GhostSim::DropFile(uint64_t file_id) {
-  if (!active()) return;
-  const auto it = keys_of_file_.find(file_id);
-  if (it != keys_of_file_.end()) {
-    for (const uint64_t key : it->second) app_->Erase(key);
-    file_keys_ -= it->second.size();
-    keys_of_file_.erase(it);
-  }
-  kernel_->DropFile(file_id);
+  if (active()) kernel_->DropFile(file_id);
 }
 
 size_t GhostSim::MemoryUsage() const {
   if (!active()) return 0;
-  // Per file: a node with the key and a vector, plus a bucket pointer.
-  const size_t per_file = sizeof(uint64_t) + sizeof(std::vector<uint64_t>) + 3 * sizeof(void*);
   return app_->MemoryUsage() + kernel_->MemoryUsage() +
-         keys_of_file_.size() * per_file + file_keys_ * sizeof(uint64_t) +
          (app_limit_.size() + app_misses_.size()) * sizeof(uint64_t) +
          stages_.size() * sizeof(StageCounts);
 }

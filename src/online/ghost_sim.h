@@ -25,7 +25,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "online/round_simulator.h"
@@ -61,7 +60,11 @@ class GhostSim final : public RoundSimulator {
   // outside a round. REQUIRES: disk_size > 0, mem_size > 0.
   void Access(const Block& block);
 
-  // Forgets the file's blocks and pages in both ghosts.
+  // The file was deleted: the kernel ghost forgets its pages, as the page
+  // cache does. The application ghost keeps its blocks until they age
+  // out, as the engines' block caches do (LevelDB and RocksDB do not
+  // erase a deleted table's blocks; they are simply never hit again), and
+  // a per-file key index would cost more than the ghost itself.
   void DropFile(uint64_t file_id);
 
   bool active() const { return app_ != nullptr; }
@@ -86,10 +89,6 @@ class GhostSim final : public RoundSimulator {
   bool measuring_ = false;
   std::unique_ptr<GhostLru> app_;
   std::unique_ptr<KernelCache> kernel_;
-  // Keys of the application ghost by file, for DropFile: the ghost keys by
-  // hash and cannot list a file's entries.
-  std::unordered_map<uint64_t, std::vector<uint64_t>> keys_of_file_;
-  size_t file_keys_ = 0;
   uint64_t app_bytes_seen_ = 0;     // at the previous CheckWarm
   uint64_t kernel_bytes_seen_ = 0;
 };
