@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "symbiosis/block.h"
+#include "symbiosis/cost_model.h"
 #include "symbiosis/layout.h"
 #include "symbiosis/trace.h"
 
@@ -58,6 +59,11 @@ void CheckBlockTrace(const BlockTrace& trace);
 
 // The studies' warm-up fraction must be in [0, 1). Throws InputError.
 void CheckWarmup(double warmup);
+
+// Miss costs must be finite and >= 0; the kernel model's read-ahead
+// window at least one page. Throw InputError.
+void CheckMissCosts(const MissCosts& costs);
+void CheckMaxReadahead(uint32_t pages);
 
 }  // namespace symbiosis
 

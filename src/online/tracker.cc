@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
 namespace symbiosis {
 namespace {
 
-constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 constexpr size_t kHistory = 64;  // rounds kept for Stats()
 
 std::string Format(const char* format, double a, double b = 0, double c = 0) {
@@ -60,13 +58,24 @@ uint64_t Tracker::next_deadline() const {
   return t;
 }
 
-Tracker::Measurement Tracker::Measure(const EventTotals& from, const EventTotals& to) {
+EventTotals Tracker::Since(const EventTotals& from, const EventTotals& to) {
+  EventTotals w;
+  w.accesses = to.accesses - from.accesses;
+  w.app_hits = to.app_hits - from.app_hits;
+  w.reads = to.reads - from.reads;
+  w.read_hits = to.read_hits - from.read_hits;
+  w.hit_ns = to.hit_ns - from.hit_ns;
+  w.hit_timed = to.hit_timed - from.hit_timed;
+  w.miss_ns = to.miss_ns - from.miss_ns;
+  w.miss_timed = to.miss_timed - from.miss_timed;
+  return w;
+}
+
+Tracker::Measurement Tracker::Measure(const EventTotals& w) {
   Measurement m;
-  const uint64_t accesses = to.accesses - from.accesses;
-  const uint64_t reads = to.reads - from.reads;
-  m.hit_app = accesses ? std::min(1.0, static_cast<double>(to.app_hits - from.app_hits) / accesses) : 0;
+  m.hit_app = w.accesses ? std::min(1.0, static_cast<double>(w.app_hits) / w.accesses) : 0;
   // No read seen: no kernel miss seen either.
-  m.hit_kernel = reads ? std::min(1.0, static_cast<double>(to.read_hits - from.read_hits) / reads) : 1;
+  m.hit_kernel = w.reads ? std::min(1.0, static_cast<double>(w.read_hits) / w.reads) : 1;
   return m;
 }
 
@@ -122,21 +131,13 @@ bool Tracker::StepResize() {
 }
 
 void Tracker::EndWindow(const EventTotals& totals) {
-  EventTotals w;
-  w.accesses = totals.accesses - window_start_.accesses;
-  w.app_hits = totals.app_hits - window_start_.app_hits;
-  w.reads = totals.reads - window_start_.reads;
-  w.read_hits = totals.read_hits - window_start_.read_hits;
-  w.hit_ns = totals.hit_ns - window_start_.hit_ns;
-  w.hit_timed = totals.hit_timed - window_start_.hit_timed;
-  w.miss_ns = totals.miss_ns - window_start_.miss_ns;
-  w.miss_timed = totals.miss_timed - window_start_.miss_timed;
+  const EventTotals w = Since(window_start_, totals);
   window_start_ = totals;
   window_end_ = now_ + config_.window_accesses;
   if (w.accesses == 0) return;
 
   UpdateCosts(w);
-  const Measurement m = Measure(EventTotals{}, w);
+  const Measurement m = Measure(w);
   last_window_ = m;
   if (state_ == ControllerState::kStable) OnStableWindow(m);
   else if (state_ == ControllerState::kAdapting) OnRoundWindow(m);
@@ -277,7 +278,7 @@ void Tracker::EndStage() {
     stage_end_ = now_ + config_.candidate_accesses;
     return;
   }
-  if (stage_ == current_index_) current_measured_ = Measure(stage_start_, totals_);
+  if (stage_ == current_index_) current_measured_ = Measure(Since(stage_start_, totals_));
   stage_accesses_[stage_] = totals_.accesses - stage_start_.accesses;
   Predict(stage_, &round_.candidates[stage_]);
   if (stage_ + 1 == candidates_.size()) {

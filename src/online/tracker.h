@@ -68,7 +68,8 @@ class Tracker {
     double hit_kernel = 1;
   };
 
-  static Measurement Measure(const EventTotals& from, const EventTotals& to);
+  static EventTotals Since(const EventTotals& from, const EventTotals& to);
+  static Measurement Measure(const EventTotals& window);
   double Latency(const Measurement& m) const;
   bool Changed(double latency, double reference) const;
   void SetTarget(uint64_t bytes);

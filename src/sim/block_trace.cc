@@ -179,4 +179,17 @@ void CheckWarmup(double warmup) {
   }
 }
 
+void CheckMissCosts(const MissCosts& costs) {
+  if (!(costs.app_miss >= 0) || !(costs.kernel_miss >= 0) || !std::isfinite(costs.app_miss) ||
+      !std::isfinite(costs.kernel_miss)) {
+    throw InputError("miss costs --ca and --ck must be finite and >= 0, e.g. --ca 3 --ck 16");
+  }
+}
+
+void CheckMaxReadahead(uint32_t pages) {
+  if (pages == 0) {
+    throw InputError("--max-readahead must be at least 1 page (the Linux default is 32)");
+  }
+}
+
 }  // namespace symbiosis

@@ -61,12 +61,8 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
   if (options.timeline_accesses == 0) {
     throw InputError("replay timeline interval must be at least 1 access");
   }
-  if (options.max_readahead_pages == 0) {
-    throw InputError("--max-readahead must be at least 1 page (the Linux default is 32)");
-  }
-  if (!(options.costs.app_miss >= 0) || !(options.costs.kernel_miss >= 0)) {
-    throw InputError("miss costs --ca and --ck must be >= 0, e.g. --ca 3 --ck 16");
-  }
+  CheckMissCosts(options.costs);
+  CheckMaxReadahead(options.max_readahead_pages);
   const uint64_t memory = options.controller.memory_bytes;
   SimulatedEngine engine(options, memory);
   Controller controller(options.controller, &engine);

@@ -183,13 +183,8 @@ void ValidateStudyOptions(const BlockTrace& trace, const StudyOptions& options) 
     throw InputError("--points must be at least 2 (M_a = 0 and M_a = M)");
   }
   CheckWarmup(options.warmup);
-  if (!(options.costs.app_miss >= 0) || !(options.costs.kernel_miss >= 0) ||
-      !std::isfinite(options.costs.app_miss) || !std::isfinite(options.costs.kernel_miss)) {
-    throw InputError("miss costs --ca and --ck must be finite and >= 0, e.g. --ca 3 --ck 16");
-  }
-  if (options.max_readahead_pages == 0) {
-    throw InputError("--max-readahead must be at least 1 page (the Linux default is 32)");
-  }
+  CheckMissCosts(options.costs);
+  CheckMaxReadahead(options.max_readahead_pages);
 }
 
 }  // namespace
