@@ -13,14 +13,13 @@
 //                 EAGAIN. Last resort.
 // The probe picks the best one that works on the file, once.
 //
-// Not thread-safe (one scratch buffer); use one probe per thread.
+// Thread-safe: queries keep no state, so readers may share one probe.
 
 #ifndef SYMBIOSIS_RESIDENCY_H_
 #define SYMBIOSIS_RESIDENCY_H_
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace symbiosis {
 
@@ -44,21 +43,20 @@ class ResidencyProbe {
 
   // Of the pages overlapping bytes [offset, offset + length), how many are
   // resident. REQUIRES: the range lies inside the file; length > 0.
-  uint64_t ResidentPages(uint64_t offset, uint64_t length);
+  uint64_t ResidentPages(uint64_t offset, uint64_t length) const;
 
   // Whether every page overlapping the range is resident.
-  bool IsResident(uint64_t offset, uint64_t length);
+  bool IsResident(uint64_t offset, uint64_t length) const;
 
   ResidencyMethod method() const { return method_; }
 
  private:
-  uint64_t CountWithCachestat(uint64_t first_page, uint64_t pages);
-  uint64_t CountWithMincore(uint64_t first_page, uint64_t pages);
-  uint64_t CountWithPread(uint64_t first_page, uint64_t pages);
+  uint64_t CountWithCachestat(uint64_t first_page, uint64_t pages) const;
+  uint64_t CountWithMincore(uint64_t first_page, uint64_t pages) const;
+  uint64_t CountWithPread(uint64_t first_page, uint64_t pages) const;
 
   const int fd_;
   ResidencyMethod method_;
-  std::vector<unsigned char> scratch_;
 };
 
 }  // namespace symbiosis

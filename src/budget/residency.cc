@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "symbiosis/block.h"
 #include "symbiosis/error.h"
@@ -107,7 +108,7 @@ ResidencyProbe::ResidencyProbe(int fd, ResidencyMethod method)
   }
 }
 
-uint64_t ResidencyProbe::ResidentPages(uint64_t offset, uint64_t length) {
+uint64_t ResidencyProbe::ResidentPages(uint64_t offset, uint64_t length) const {
   uint64_t first_page = offset >> kPageShift;
   uint64_t pages = ((offset + length - 1) >> kPageShift) - first_page + 1;
   switch (method_) {
@@ -121,14 +122,14 @@ uint64_t ResidencyProbe::ResidentPages(uint64_t offset, uint64_t length) {
   return 0;
 }
 
-bool ResidencyProbe::IsResident(uint64_t offset, uint64_t length) {
+bool ResidencyProbe::IsResident(uint64_t offset, uint64_t length) const {
   uint64_t pages = ((offset + length - 1) >> kPageShift) -
                    (offset >> kPageShift) + 1;
   return ResidentPages(offset, length) == pages;
 }
 
 uint64_t ResidencyProbe::CountWithCachestat(uint64_t first_page,
-                                            uint64_t pages) {
+                                            uint64_t pages) const {
   Cachestat stat;
   if (int error = CallCachestat(fd_, first_page << kPageShift,
                                 pages << kPageShift, &stat)) {
@@ -139,7 +140,7 @@ uint64_t ResidencyProbe::CountWithCachestat(uint64_t first_page,
 }
 
 uint64_t ResidencyProbe::CountWithMincore(uint64_t first_page,
-                                          uint64_t pages) {
+                                          uint64_t pages) const {
   size_t bytes = pages << kPageShift;
   void* map = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_,
                    static_cast<off_t>(first_page << kPageShift));
@@ -147,8 +148,8 @@ uint64_t ResidencyProbe::CountWithMincore(uint64_t first_page,
     throw InputError(std::string("mmap for mincore failed: ") +
                      std::strerror(errno) + "; check that the file is open");
   }
-  scratch_.resize(pages);
-  int result = mincore(map, bytes, scratch_.data());
+  std::vector<unsigned char> resident_flags(pages);
+  int result = mincore(map, bytes, resident_flags.data());
   int error = errno;
   munmap(map, bytes);
   if (result != 0) {
@@ -156,17 +157,17 @@ uint64_t ResidencyProbe::CountWithMincore(uint64_t first_page,
                      "; check that the range lies inside the file");
   }
   uint64_t resident = 0;
-  for (uint64_t i = 0; i < pages; ++i) resident += scratch_[i] & 1;
+  for (uint64_t i = 0; i < pages; ++i) resident += resident_flags[i] & 1;
   return resident;
 }
 
 // One page per read: a multi-page RWF_NOWAIT read stops at the first
 // missing page and would hide the resident pages after it.
-uint64_t ResidencyProbe::CountWithPread(uint64_t first_page, uint64_t pages) {
-  scratch_.resize(kPageSize);
+uint64_t ResidencyProbe::CountWithPread(uint64_t first_page, uint64_t pages) const {
+  char scratch[kPageSize];
   uint64_t resident = 0;
   for (uint64_t page = first_page; page < first_page + pages; ++page) {
-    iovec buffer{scratch_.data(), kPageSize};
+    iovec buffer{scratch, kPageSize};
     ssize_t got = preadv2(fd_, &buffer, 1,
                           static_cast<off_t>(page << kPageShift), RWF_NOWAIT);
     if (got > 0) {

@@ -1,0 +1,109 @@
+// Symbiosis for LevelDB: open an unmodified LevelDB (Debian's 1.23) whose
+// block cache and page cache share one memory budget M, split online.
+//
+//   symbiosis::leveldb::Options options;
+//   options.engine.create_if_missing = true;
+//   options.memory_bytes = 256 << 20;             // or 0: the cgroup's limit
+//   std::unique_ptr<symbiosis::leveldb::Db> db;
+//   leveldb::Status s = symbiosis::leveldb::Open(options, "/data/db", &db);
+//   db->db()->Get(leveldb::ReadOptions(), key, &value);
+//   symbiosis::leveldb::Stats stats = db->GetStats();
+//
+// Only public extension points are used: Options::block_cache gets a
+// resizable LRU cache that reports each data-block lookup, Options::env a
+// wrapper that reads table files with pread (or O_DIRECT) and classifies
+// each read as a second-tier hit or miss exactly. Nothing the engine
+// stores or returns changes.
+//
+// Budgets:
+//   kKernel    the kernel page cache is the second tier. M is what the
+//              process may use (run it in a memory cgroup of that size, as
+//              `symbiosis bench leveldb` does); M_k is what the page cache
+//              gets of it, implicitly.
+//   kEmulated  table reads bypass the page cache and go through a
+//              user-space page cache of M - M_a bytes (see
+//              emulated_page_cache.h), with optional injected device
+//              latency. Needs no root; memory_bytes must be given.
+
+#ifndef SYMBIOSIS_LEVELDB_H_
+#define SYMBIOSIS_LEVELDB_H_
+
+#include <leveldb/db.h>
+#include <leveldb/options.h>
+#include <leveldb/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "symbiosis/controller.h"
+
+namespace symbiosis::leveldb {
+
+enum class Budget { kKernel, kEmulated };
+const char* BudgetName(Budget budget);  // "kernel", "emulated"
+
+// The smallest budget Open accepts: LevelDB needs memory for memtables,
+// table metadata and its cache.
+constexpr uint64_t kMinMemoryBytes = 32ull << 20;
+
+struct Options {
+  // The engine's options. block_cache and env are set by Open (env wraps
+  // engine.env when given, else Env::Default()); leave them null.
+  ::leveldb::Options engine;
+
+  Budget budget = Budget::kKernel;
+  // M. 0 (kernel budget only): this process's cgroup limit minus
+  // controller.memory_reserve_bytes.
+  uint64_t memory_bytes = 0;
+
+  // true: the Controller sizes the block cache (starting from
+  // controller.initial_app_bytes). false: a static split, M_a =
+  // static_app_bytes.
+  bool adaptive = true;
+  uint64_t static_app_bytes = 8ull << 20;  // LevelDB's default cache size
+  ControllerConfig controller;            // memory_bytes is ignored
+
+  // Emulated budget only.
+  uint64_t device_latency_ns = 0;   // injected per read that misses
+  bool emulated_linux_model = true;  // false: a page LRU without read-ahead
+  uint32_t emulated_max_readahead_pages = 32;
+};
+
+struct Stats {
+  Budget budget = Budget::kKernel;
+  bool adaptive = false;
+  uint64_t memory_bytes = 0;       // M
+  uint64_t app_capacity_bytes = 0;   // M_a now
+  uint64_t app_usage_bytes = 0;
+  uint64_t second_tier_bytes = 0;  // emulated: M - M_a; kernel: 0 (implicit)
+  uint64_t lookups = 0;            // foreground block-cache lookups
+  uint64_t app_hits = 0;
+  uint64_t reads = 0;              // block reads after a miss
+  uint64_t second_tier_hits = 0;   // of which served from memory
+  uint64_t miss_ns = 0;            // summed time of those misses
+  ControllerStats controller;      // adaptive only
+};
+
+// An open DB and what Symbiosis attached to it. Destroying it closes the
+// DB first.
+class Db {
+ public:
+  virtual ~Db() = default;
+  virtual ::leveldb::DB* db() const = 0;
+  virtual Stats GetStats() const = 0;
+  // Static configurations: sets M_a (and, emulated, M_k = M - M_a).
+  // REQUIRES: !adaptive; bytes <= M.
+  virtual void SetAppCacheCapacity(uint64_t bytes) = 0;
+};
+
+// Opens the DB at `path`. Returns InvalidArgument for a bad budget (below
+// kMinMemoryBytes, 0 with the emulated budget, a static M_a above M) or
+// controller config, and whatever LevelDB returns (e.g. InvalidArgument
+// "does not exist" for a path that holds no DB when create_if_missing is
+// false). Every message is one line that says what to change.
+::leveldb::Status Open(const Options& options, const std::string& path, std::unique_ptr<Db>* db);
+
+}  // namespace symbiosis::leveldb
+
+#endif  // SYMBIOSIS_LEVELDB_H_

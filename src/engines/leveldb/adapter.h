@@ -1,0 +1,80 @@
+// Adapter: turns LevelDB's cache and Env callbacks into the Controller's
+// block accesses, and counts them for reports.
+//
+// A foreground block read is seen in three steps on one thread: the cache
+// lookup misses, the Env reads (offset, size + 5) from the table file, the
+// cache inserts the block. OnRead keeps the read in a thread-local slot;
+// OnInsert matches it by offset and reports one application miss and one
+// read (with whether the kernel or emulated cache held the bytes, and how
+// long the miss took from the read to the insert: read, checksum,
+// decompression). A lookup hit is reported by OnHit. Threads marked as
+// background (LevelDB's compaction thread) report nothing: compaction reads
+// are not the workload whose latency the split optimizes.
+//
+// Thread-safe; the counters are striped per thread and relaxed.
+
+#ifndef SYMBIOSIS_ENGINES_LEVELDB_ADAPTER_H_
+#define SYMBIOSIS_ENGINES_LEVELDB_ADAPTER_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "engines/leveldb/resizable_cache.h"
+#include "symbiosis/controller.h"
+
+namespace symbiosis::leveldb {
+
+struct AccessCounts {
+  uint64_t lookups = 0;      // foreground application-cache accesses
+  uint64_t hits = 0;         // of which hits
+  uint64_t reads = 0;        // block reads after a miss
+  uint64_t kernel_hits = 0;  // of which fully resident in the second tier
+  uint64_t miss_ns = 0;      // summed time of those misses, read to insert
+};
+
+class Adapter final : public BlockObserver {
+ public:
+  Adapter() = default;
+
+  // Where accesses go from now on (null: counting only).
+  // REQUIRES: no event is being recorded (call before the DB opens or
+  // after it closes); `controller` outlives its use here.
+  void SetController(Controller* controller) { controller_ = controller; }
+
+  // The Env read `length` bytes at `offset` of table `file_id`; the second
+  // tier held them all iff `kernel_hit`; `start_ns` is when the read began
+  // (steady clock).
+  void OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool kernel_hit,
+              uint64_t start_ns);
+  void OnFileDeleted(uint64_t file_id);
+
+  BlockTag OnInsert(uint64_t offset, size_t charge) override;
+  void OnHit(const BlockTag& tag, uint64_t offset, size_t charge) override;
+
+  // Marks the calling thread as background for the rest of its life.
+  static void MarkBackgroundThread();
+  static bool IsBackgroundThread();
+
+  AccessCounts Counts() const;
+
+ private:
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> lookups{0};
+    std::atomic<uint64_t> hits{0};
+    std::atomic<uint64_t> reads{0};
+    std::atomic<uint64_t> kernel_hits{0};
+    std::atomic<uint64_t> miss_ns{0};
+  };
+  static constexpr int kSlots = 16;
+  Slot& MySlot();
+
+  Controller* controller_ = nullptr;
+  std::array<Slot, kSlots> slots_;
+};
+
+uint64_t SteadyNowNs();
+
+}  // namespace symbiosis::leveldb
+
+#endif  // SYMBIOSIS_ENGINES_LEVELDB_ADAPTER_H_

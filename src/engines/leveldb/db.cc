@@ -1,0 +1,173 @@
+#include <leveldb/env.h>
+
+#include <memory>
+#include <string>
+
+#include "engines/leveldb/adapter.h"
+#include "engines/leveldb/resizable_cache.h"
+#include "engines/leveldb/table_env.h"
+#include "symbiosis/cgroup.h"
+#include "symbiosis/emulated_page_cache.h"
+#include "symbiosis/error.h"
+#include "symbiosis/leveldb.h"
+
+namespace symbiosis::leveldb {
+namespace {
+
+std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// The Controller's decisions go to the block cache and, with the emulated
+// budget, to the user-space page cache.
+class CacheResizer final : public Resizer {
+ public:
+  CacheResizer(ResizableCache* cache, EmulatedPageCache* emulated)
+      : cache_(cache), emulated_(emulated) {}
+  void SetAppCacheCapacity(uint64_t bytes) override { cache_->SetCapacity(bytes); }
+  void SetSecondTierCapacity(uint64_t bytes) override {
+    if (emulated_ != nullptr) emulated_->SetCapacity(bytes);
+  }
+
+ private:
+  ResizableCache* const cache_;
+  EmulatedPageCache* const emulated_;
+};
+
+// Members are declared in construction order; the DB is destroyed first
+// (explicitly), then what it used.
+class DbImpl final : public Db {
+ public:
+  explicit DbImpl(const Options& options) : options_(options) {}
+  // The DB goes first: closing it waits for its compaction, which still
+  // uses the Env and the cache. The controller goes before the adapter
+  // that points at it.
+  ~DbImpl() override {
+    db_.reset();
+    adapter_->SetController(nullptr);
+  }
+
+  ::leveldb::Status Init(const std::string& path, uint64_t memory);
+
+  ::leveldb::DB* db() const override { return db_.get(); }
+  Stats GetStats() const override;
+  void SetAppCacheCapacity(uint64_t bytes) override {
+    cache_->SetCapacity(bytes);
+    if (emulated_ != nullptr) emulated_->SetCapacity(memory_ - std::min(bytes, memory_));
+  }
+
+ private:
+  const Options options_;
+  uint64_t memory_ = 0;
+  std::unique_ptr<EmulatedPageCache> emulated_;
+  std::unique_ptr<Adapter> adapter_;
+  std::unique_ptr<ResizableCache> cache_;
+  std::unique_ptr<CacheResizer> resizer_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<TableEnv> env_;
+  std::unique_ptr<::leveldb::DB> db_;
+};
+
+::leveldb::Status DbImpl::Init(const std::string& path, uint64_t memory) {
+  memory_ = memory;
+  const bool emulated = options_.budget == Budget::kEmulated;
+  const uint64_t initial_app =
+      options_.adaptive ? options_.controller.initial_app_bytes : options_.static_app_bytes;
+  if (emulated) {
+    EmulatedPageCacheOptions e;
+    e.capacity_bytes = memory - std::min(initial_app, memory);
+    e.max_capacity_bytes = memory;
+    e.device_latency_ns = options_.device_latency_ns;
+    e.linux_model = options_.emulated_linux_model;
+    e.max_readahead_pages = options_.emulated_max_readahead_pages;
+    emulated_ = std::make_unique<EmulatedPageCache>(e);
+  }
+  adapter_ = std::make_unique<Adapter>();
+  cache_ = std::make_unique<ResizableCache>(initial_app, adapter_.get());
+  if (options_.adaptive) {
+    ControllerConfig config = options_.controller;
+    config.memory_bytes = memory;
+    config.second_tier_owned = emulated;
+    resizer_ = std::make_unique<CacheResizer>(cache_.get(), emulated_.get());
+    controller_ = std::make_unique<Controller>(config, resizer_.get());
+    adapter_->SetController(controller_.get());
+  }
+  ::leveldb::Env* base = options_.engine.env != nullptr ? options_.engine.env
+                                                        : ::leveldb::Env::Default();
+  env_ = std::make_unique<TableEnv>(base, adapter_.get(), emulated_.get());
+  ::leveldb::Options engine = options_.engine;
+  engine.block_cache = cache_.get();
+  engine.env = env_.get();
+  ::leveldb::DB* db = nullptr;
+  const ::leveldb::Status status = ::leveldb::DB::Open(engine, path, &db);
+  db_.reset(db);
+  return status;
+}
+
+Stats DbImpl::GetStats() const {
+  Stats s;
+  s.budget = options_.budget;
+  s.adaptive = options_.adaptive;
+  s.memory_bytes = memory_;
+  s.app_capacity_bytes = cache_->capacity();
+  s.app_usage_bytes = cache_->TotalCharge();
+  s.second_tier_bytes = emulated_ ? emulated_->capacity() : 0;
+  const AccessCounts c = adapter_->Counts();
+  s.lookups = c.lookups;
+  s.app_hits = c.hits;
+  s.reads = c.reads;
+  s.second_tier_hits = c.kernel_hits;
+  s.miss_ns = c.miss_ns;
+  if (controller_) s.controller = controller_->Stats();
+  return s;
+}
+
+}  // namespace
+
+const char* BudgetName(Budget budget) {
+  return budget == Budget::kKernel ? "kernel" : "emulated";
+}
+
+::leveldb::Status Open(const Options& options, const std::string& path,
+                       std::unique_ptr<Db>* db) {
+  db->reset();
+  if (options.engine.block_cache != nullptr) {
+    return ::leveldb::Status::InvalidArgument(
+        "symbiosis::leveldb::Open", "engine.block_cache must be null: Symbiosis installs its own");
+  }
+  uint64_t memory = options.memory_bytes;
+  if (memory == 0 && options.budget == Budget::kEmulated) {
+    return ::leveldb::Status::InvalidArgument(
+        "symbiosis::leveldb::Open", "the emulated budget needs memory_bytes; set M explicitly");
+  }
+  try {
+    if (memory == 0) {
+      ControllerConfig config = options.controller;
+      config.memory_bytes = 0;
+      memory = ResolveMemoryBudget(config);
+    }
+    if (memory < kMinMemoryBytes) {
+      return ::leveldb::Status::InvalidArgument(
+          "symbiosis::leveldb::Open", "memory budget " + MiB(memory) + " is below the minimum " +
+                                          MiB(kMinMemoryBytes) + "; give LevelDB more memory");
+    }
+    if (!options.adaptive && options.static_app_bytes > memory) {
+      return ::leveldb::Status::InvalidArgument(
+          "symbiosis::leveldb::Open", "static block cache " + MiB(options.static_app_bytes) +
+                                          " exceeds the budget " + MiB(memory) +
+                                          "; lower static_app_bytes");
+    }
+    if (options.adaptive) {
+      ControllerConfig config = options.controller;
+      config.memory_bytes = memory;
+      ValidateControllerConfig(config);
+    }
+    auto impl = std::make_unique<DbImpl>(options);
+    const ::leveldb::Status status = impl->Init(path, memory);
+    if (!status.ok()) return status;
+    *db = std::move(impl);
+    return status;
+  } catch (const std::exception& e) {  // InputError, CgroupError
+    return ::leveldb::Status::InvalidArgument("symbiosis::leveldb::Open", e.what());
+  }
+}
+
+}  // namespace symbiosis::leveldb
