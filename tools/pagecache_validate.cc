@@ -253,22 +253,6 @@ int CreateDataFile(const Flags& flags) {
   return fd;
 }
 
-// The kernel's maximum read-ahead for the file, in pages: read_ahead_kb of
-// the block device under the file (or of the whole disk of a partition).
-uint32_t ReadAheadPages(int fd) {
-  struct stat st;
-  if (fstat(fd, &st) != 0) return 32;
-  std::string base = "/sys/dev/block/" + std::to_string(major(st.st_dev)) +
-                     ":" + std::to_string(minor(st.st_dev));
-  for (const std::string& path :
-       {base + "/queue/read_ahead_kb", base + "/../queue/read_ahead_kb"}) {
-    std::ifstream in(path);
-    uint64_t kb = 0;
-    if (in >> kb) return static_cast<uint32_t>(kb * 1024 / kPageSize);
-  }
-  return 32;
-}
-
 // Closes a file descriptor when it goes out of scope.
 class ScopedFd {
  public:
@@ -528,7 +512,7 @@ int Run(int argc, char** argv) {
   InterruptGuard interrupt_guard;
   const int data_fd = CreateDataFile(flags);
   ScopedFd closer(data_fd);
-  uint32_t readahead_pages = ReadAheadPages(data_fd);
+  uint32_t readahead_pages = DeviceReadaheadPages(flags.dir).value_or(32);
   std::fprintf(stderr,
                "pagecache_validate: cgroup %s (v%d), device read-ahead %u "
                "pages\n",

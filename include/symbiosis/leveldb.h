@@ -63,6 +63,9 @@ struct Options {
   bool adaptive = true;
   uint64_t static_app_bytes = 8ull << 20;  // LevelDB's default cache size
   ControllerConfig controller;            // memory_bytes is ignored
+  // Kernel budget: model the read-ahead of the device under the DB path
+  // (its read_ahead_kb) instead of controller.max_readahead_pages.
+  bool detect_readahead = true;
 
   // Emulated budget only.
   uint64_t device_latency_ns = 0;   // injected per read that misses

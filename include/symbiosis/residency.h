@@ -19,6 +19,7 @@
 #define SYMBIOSIS_RESIDENCY_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace symbiosis {
@@ -27,6 +28,12 @@ enum class ResidencyMethod { kCachestat, kMincore, kPreadNowait };
 
 // "cachestat", "mincore", "preadv2-nowait".
 std::string ResidencyMethodName(ResidencyMethod method);
+
+// The kernel's maximum read-ahead window for files on the block device
+// under `path` (a file or directory), in pages: read_ahead_kb of the
+// device, or of the whole disk for a partition. nullopt when it cannot be
+// read (e.g. tmpfs, or no /sys).
+std::optional<uint32_t> DeviceReadaheadPages(const std::string& path);
 
 class ResidencyProbe {
  public:

@@ -574,6 +574,84 @@ def cmd_figures(args: argparse.Namespace) -> int:
     return 0
 
 
+BENCH_DESCRIPTION = """\
+Loads a LevelDB of D_u bytes (once; kept in --db-dir), then runs each
+configuration for --duration with --threads readers and reports throughput,
+mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
+
+  static-default   M_a = 8 MiB, LevelDB's default block cache
+  static-max       M_a = M
+  static-<i>       M_a = i*M/8 (sweep: i = 1..7 with the two above; the
+                   best of them is the oracle)
+  symbiosis        the Controller splits M online
+
+Budgets: kernel runs each configuration in a fresh memory cgroup of
+M + --reserve (root or a delegated cgroup needed); emulated replaces the
+page cache with a user-space one of M - M_a (no root)."""
+
+BENCH_EPILOG = """\
+examples:
+  symbiosis bench leveldb --workload hotspot20 --duration 60s --plot lat.png
+  symbiosis bench leveldb --phases "hotspot20@{M}*6M;hotspot20@{2M}*6M" \\
+      --configs static-default,symbiosis --data-size 512MiB
+  symbiosis bench leveldb --workloads uniform,zipfian,hotspot20 \\
+      --ratios 0.2,0.4,0.6,0.8,1.0 --configs all --json grid.json --plot grid.png
+
+{M} and {2M} in --phases stand for the budget and twice it. JSON: configs:
+[{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}],
+and cells: one per (workload, D_u) in grid runs."""
+
+
+def _add_bench_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--memory", type=_bytes("--memory"), default=256 << 20,
+                   help="M, the caches' budget (default: 256MiB)")
+    p.add_argument("--data-size", type=_bytes("--data-size"), default=0,
+                   help="uncompressed data size D_u (default: 2M)")
+    p.add_argument("--scale", type=_fraction("--scale", True, False), default=1.0,
+                   help="multiply M and D_u by this, to fit the paper's ratios on a small "
+                        "machine or to run faster (default: 1)")
+    p.add_argument("--workload", default="hotspot20", help="workload spec (default: hotspot20)")
+    p.add_argument("--phases", default=None,
+                   help='phases "spec@size*ops;..." instead of --workload')
+    p.add_argument("--workloads", default=None, help="grid: comma-separated workload specs")
+    p.add_argument("--ratios", default=None, help="grid: comma-separated M/D_u values")
+    p.add_argument("--configs", default="static-default,static-max,symbiosis",
+                   help="configurations, or 'sweep' or 'all' (default: %(default)s)")
+    p.add_argument("--duration", default="60s", help="run time per configuration (default: 60s)")
+    p.add_argument("--ops", type=_count("--ops"), default=0,
+                   help="operations per configuration instead of --duration")
+    p.add_argument("--warmup", default="10s",
+                   help="leading time left out of the summary (default: 10s)")
+    p.add_argument("--interval", default="1s", help="timeline interval (default: 1s)")
+    p.add_argument("--threads", type=_positive_int("--threads", 256), default=4,
+                   help="reader threads (default: 4)")
+    p.add_argument("--overwrite", type=_fraction("--overwrite", False, False), default=0.0,
+                   help="fraction of operations that overwrite a key (default: 0)")
+    p.add_argument("--alpha", type=_fraction("--alpha", True, False), default=0.5,
+                   help="target compression ratio of the values with snappy (default: 0.5)")
+    p.add_argument("--value-size", type=_positive_int("--value-size", 1 << 20), default=1000,
+                   help="value bytes (default: 1000)")
+    p.add_argument("--budget", choices=["kernel", "emulated"], default="kernel",
+                   help="kernel: a real memory cgroup; emulated: a user-space page cache "
+                        "(default: kernel)")
+    p.add_argument("--allow-fallback", action="store_true",
+                   help="use the emulated budget when no cgroup can be made")
+    p.add_argument("--device-latency", default="0us",
+                   help="emulated budget: latency added to each device read, e.g. 70us")
+    p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
+                   help="where loaded DBs are kept (default: %(default)s)")
+    p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")
+    p.add_argument("--json", default=None, help="write the results as JSON")
+    p.add_argument("--plot", type=_plot_path, default=None,
+                   help="write a PNG: the timeline, or the grid for grid runs")
+    p.add_argument("--quiet", action="store_true", help="no table, no progress")
+
+
+def _bench_leveldb(args: argparse.Namespace) -> int:
+    from symbiosis.bench import cmd_bench_leveldb
+    return cmd_bench_leveldb(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(
@@ -636,6 +714,18 @@ def build_parser() -> argparse.ArgumentParser:
     km.add_argument("--quiet", action="store_true", help="no table, no progress bar")
     km.set_defaults(func=cmd_kernel_models)
 
+    bench = sub.add_parser(
+        "bench", help="run a real engine under a memory budget: static splits vs Symbiosis",
+        description="Benchmarks of real storage engines under one memory budget M.")
+    engines = bench.add_subparsers(dest="engine", metavar="engine", parser_class=_Parser)
+    leveldb = engines.add_parser(
+        "leveldb", help="Debian's LevelDB with static block-cache sizes and with Symbiosis",
+        description=BENCH_DESCRIPTION, epilog=BENCH_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_bench_args(leveldb)
+    leveldb.set_defaults(func=_bench_leveldb)
+    bench.set_defaults(func=lambda args: bench.error("give an engine: leveldb"))
+
     fig = sub.add_parser(
         "figures", help="regenerate the documentation figures (paper Fig. 4, 5, 7 and ours)",
         description="Runs the studies behind docs/figures and writes a PNG and a JSON each.")
@@ -655,7 +745,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.error("give a command: sim, replay, kernel-models or figures (see --help)")
+        parser.error("give a command: sim, replay, kernel-models, bench or figures (see --help)")
     prog = f"symbiosis {args.command}"  # as argparse words the subcommand's errors
     try:
         return args.func(args)

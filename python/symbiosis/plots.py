@@ -153,3 +153,70 @@ def plot_replay(result: dict, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def plot_bench_timeline(result: dict, path: str) -> None:
+    """An engine benchmark over time: mean latency per interval for every
+    configuration with Symbiosis's rounds marked (top), and M_a (bottom)."""
+    cell = result["cells"][0]
+    memory = result["memory_bytes"]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 2]})
+    for config in cell["configs"]:
+        timeline = config["timeline"]
+        ts = [p["t"] for p in timeline]
+        style = {"lw": 2.2, "color": "C3"} if config["name"] == "symbiosis" else {"lw": 1, "alpha": 0.8}
+        top.plot(ts, [p["mean_us"] for p in timeline], label=config["name"], **style)
+        bottom.plot(ts, [p["ma_bytes"] / MIB for p in timeline], label=config["name"], **style)
+        if config["name"] == "symbiosis":
+            for p in timeline:
+                for r in p["rounds"]:
+                    verdict = r["reason"].split(":")[0][:40]
+                    top.axvline(p["t"], color="C3", ls=":", lw=1)
+                    top.annotate(f"{r['adopted_ma_bytes'] / MIB:.0f} MiB\n{verdict}", (p["t"], 0),
+                                 xycoords=("data", "axes fraction"), fontsize=7, color="C3",
+                                 xytext=(3, 4), textcoords="offset points")
+    top.set_ylabel("mean read latency (us)")
+    top.set_ylim(bottom=0)
+    top.legend(fontsize=8, loc="upper right")
+    top.set_title(f"LevelDB, {cell['workload']}, D_u={format_bytes(cell['data_bytes'])}, "
+                  f"M={format_bytes(memory)}, {result['budget']} budget", fontsize=10)
+    bottom.set_ylabel("block cache M_a (MiB)")
+    bottom.set_xlabel("time (s)")
+    bottom.set_ylim(0, memory / MIB * 1.05)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_bench_grid(result: dict, path: str) -> None:
+    """The paper's Figure 8 style grid: one panel per workload, throughput of
+    each configuration against M/D_u, normalized to the best static split."""
+    workloads = list(dict.fromkeys(c["workload"] for c in result["cells"]))
+    fig, axes = plt.subplots(1, len(workloads), figsize=(3.2 * len(workloads), 3.6), squeeze=False,
+                             sharey=True)
+    for ax, workload in zip(axes[0], workloads):
+        cells = sorted((c for c in result["cells"] if c["workload"] == workload),
+                       key=lambda c: c["ratio"])
+        ratios = [c["ratio"] for c in cells]
+        names = [cfg["name"] for cfg in cells[0]["configs"]]
+        for name in names:
+            ys = []
+            for c in cells:
+                best = max(cfg["throughput_ops"] for cfg in c["configs"] if cfg["name"] != "symbiosis")
+                mine = next(cfg["throughput_ops"] for cfg in c["configs"] if cfg["name"] == name)
+                ys.append(mine / best if best else 0)
+            if name == "symbiosis":
+                ax.plot(ratios, ys, marker="o", lw=2.2, color="C3", label=name)
+            elif name in ("static-default", "static-max"):
+                ax.plot(ratios, ys, marker="s", ms=4, lw=1, label=name)
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_title(workload, fontsize=9)
+        ax.set_xlabel("M / D_u")
+    axes[0][0].set_ylabel("throughput / best static split")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(f"LevelDB, M={format_bytes(result['memory_bytes'])}, {result['budget']} budget",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

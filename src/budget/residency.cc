@@ -7,7 +7,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <sys/sysmacros.h>
+
 #include <cerrno>
+#include <fstream>
 #include <cstring>
 #include <vector>
 
@@ -61,6 +64,19 @@ ResidencyMethod BestMethod(int fd) {
 }
 
 }  // namespace
+
+std::optional<uint32_t> DeviceReadaheadPages(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return std::nullopt;
+  const std::string base = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+                           std::to_string(minor(st.st_dev));
+  for (const std::string& file : {base + "/queue/read_ahead_kb", base + "/../queue/read_ahead_kb"}) {
+    std::ifstream in(file);
+    uint64_t kb = 0;
+    if (in >> kb) return static_cast<uint32_t>(kb * 1024 / kPageSize);
+  }
+  return std::nullopt;
+}
 
 std::string ResidencyMethodName(ResidencyMethod method) {
   switch (method) {

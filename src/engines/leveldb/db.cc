@@ -1,6 +1,8 @@
 #include <leveldb/env.h>
 
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engines/leveldb/adapter.h"
@@ -10,6 +12,7 @@
 #include "symbiosis/emulated_page_cache.h"
 #include "symbiosis/error.h"
 #include "symbiosis/leveldb.h"
+#include "symbiosis/residency.h"
 
 namespace symbiosis::leveldb {
 namespace {
@@ -86,6 +89,15 @@ class DbImpl final : public Db {
     ControllerConfig config = options_.controller;
     config.memory_bytes = memory;
     config.second_tier_owned = emulated;
+    if (emulated) {
+      config.max_readahead_pages = options_.emulated_max_readahead_pages;
+    } else if (options_.detect_readahead) {
+      // The DB directory may not exist yet; its parent is on the same device
+      // in all but exotic setups.
+      std::optional<uint32_t> pages = DeviceReadaheadPages(path);
+      if (!pages) pages = DeviceReadaheadPages(std::filesystem::path(path).parent_path().string());
+      config.max_readahead_pages = pages.value_or(config.max_readahead_pages);
+    }
     resizer_ = std::make_unique<CacheResizer>(cache_.get(), emulated_.get());
     controller_ = std::make_unique<Controller>(config, resizer_.get());
     adapter_->SetController(controller_.get());
