@@ -1,4 +1,5 @@
 #include <leveldb/env.h>
+#include <malloc.h>
 
 #include <filesystem>
 #include <memory>
@@ -19,13 +20,25 @@ namespace {
 
 std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
+// Sets the block cache's capacity. After a shrink the freed blocks must go
+// back to the system, or the kernel budget's page cache never gets the
+// memory: glibc keeps freed heap memory mapped, and in the first demo runs
+// a block cache shrunk from 224 MiB to 8 MiB left the process at 230 MiB
+// resident and the page cache at half its hit ratio. malloc_trim returns
+// the free pages of every arena.
+void ResizeBlockCache(ResizableCache* cache, uint64_t bytes) {
+  const bool shrink = bytes < cache->capacity();
+  cache->SetCapacity(bytes);
+  if (shrink) malloc_trim(0);
+}
+
 // The Controller's decisions go to the block cache and, with the emulated
 // budget, to the user-space page cache.
 class CacheResizer final : public Resizer {
  public:
   CacheResizer(ResizableCache* cache, EmulatedPageCache* emulated)
       : cache_(cache), emulated_(emulated) {}
-  void SetAppCacheCapacity(uint64_t bytes) override { cache_->SetCapacity(bytes); }
+  void SetAppCacheCapacity(uint64_t bytes) override { ResizeBlockCache(cache_, bytes); }
   void SetSecondTierCapacity(uint64_t bytes) override {
     if (emulated_ != nullptr) emulated_->SetCapacity(bytes);
   }
@@ -53,7 +66,7 @@ class DbImpl final : public Db {
   ::leveldb::DB* db() const override { return db_.get(); }
   Stats GetStats() const override;
   void SetAppCacheCapacity(uint64_t bytes) override {
-    cache_->SetCapacity(bytes);
+    ResizeBlockCache(cache_.get(), bytes);
     if (emulated_ != nullptr) emulated_->SetCapacity(memory_ - std::min(bytes, memory_));
   }
 
