@@ -100,6 +100,8 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool) ->
     status = process.wait()
     if status == 130:
         raise KeyboardInterrupt
+    if status == 2:  # bad input: the driver has printed its one-line error
+        raise SystemExit(2)
     if summary is None or status not in (0, 1):
         raise InputError(f"configuration {name} failed (exit status {status}; see above)")
     return {"summary": summary, "timeline": timeline}
