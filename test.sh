@@ -15,7 +15,8 @@ for sanitizer in thread address; do
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSYMBIOSIS_SANITIZE="$sanitizer" >/dev/null
   cmake --build "$dir" --target symbiosis_tests >/dev/null
-  TSAN_OPTIONS="halt_on_error=1" ASAN_OPTIONS="detect_leaks=1" \
+  TSAN_OPTIONS="halt_on_error=1 suppressions=$ROOT/tsan-suppressions.txt" \
+    ASAN_OPTIONS="detect_leaks=1" \
     "$dir/symbiosis_tests" --gtest_brief=1
 done
 echo "==> Python tests (pytest)"
