@@ -82,12 +82,14 @@ class ResizableCache::Shard {
       e->in_cache = true;
       Append(&in_use_, e);
       usage_ += e->charge;
-      auto [it, inserted] = table_.try_emplace(e->key(), e);
-      if (!inserted) {
+      const auto it = table_.find(e->key());
+      if (it != table_.end()) {
+        // The table's key views the old entry's bytes: re-key, then free.
         Entry* old = it->second;
-        it->second = e;
+        table_.erase(it);
         Detach(old);
       }
+      table_.emplace(e->key(), e);
       EvictToFit();
     }
     return e;
