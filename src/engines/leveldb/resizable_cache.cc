@@ -37,11 +37,24 @@ struct Entry : ::leveldb::Cache::Handle {
   std::string_view key() const { return {key_data, key_length}; }
 };
 
+// A key with its hash, computed once per call: the shard and the shard's
+// table both use it.
+struct HashedKey {
+  std::string_view key;
+  size_t hash;
+  bool operator==(const HashedKey& other) const { return key == other.key; }
+};
+struct HashOfKey {
+  size_t operator()(const HashedKey& k) const { return k.hash; }
+};
+
 Entry* AsEntry(::leveldb::Cache::Handle* handle) { return static_cast<Entry*>(handle); }
 
-size_t HashKey(const ::leveldb::Slice& key) {
-  return std::hash<std::string_view>{}(std::string_view(key.data(), key.size()));
+HashedKey Hashed(const ::leveldb::Slice& key) {
+  const std::string_view view(key.data(), key.size());
+  return {view, std::hash<std::string_view>{}(view)};
 }
+HashedKey Hashed(const Entry* e) { return {e->key(), e->hash}; }
 
 }  // namespace
 
@@ -82,20 +95,20 @@ class ResizableCache::Shard {
       e->in_cache = true;
       Append(&in_use_, e);
       usage_ += e->charge;
-      const auto it = table_.find(e->key());
+      const auto it = table_.find(Hashed(e));
       if (it != table_.end()) {
         // The table's key views the old entry's bytes: re-key, then free.
         Entry* old = it->second;
         table_.erase(it);
         Detach(old);
       }
-      table_.emplace(e->key(), e);
+      table_.emplace(Hashed(e), e);
       EvictToFit();
     }
     return e;
   }
 
-  Entry* Lookup(std::string_view key) {
+  Entry* Lookup(const HashedKey& key) {
     std::lock_guard<std::mutex> lock(mu_);
     const auto it = table_.find(key);
     if (it == table_.end()) return nullptr;
@@ -108,7 +121,7 @@ class ResizableCache::Shard {
     Unref(e);
   }
 
-  void Erase(std::string_view key) {
+  void Erase(const HashedKey& key) {
     std::lock_guard<std::mutex> lock(mu_);
     const auto it = table_.find(key);
     if (it == table_.end()) return;
@@ -159,7 +172,7 @@ class ResizableCache::Shard {
   }
 
   void Evict(Entry* e) {
-    table_.erase(e->key());
+    table_.erase(Hashed(e));
     Detach(e);
   }
 
@@ -183,7 +196,7 @@ class ResizableCache::Shard {
   size_t usage_ = 0;
   Entry lru_{};
   Entry in_use_{};
-  std::unordered_map<std::string_view, Entry*> table_;
+  std::unordered_map<HashedKey, Entry*, HashOfKey> table_;
 };
 
 ResizableCache::ResizableCache(size_t capacity, BlockObserver* observer)
@@ -209,7 +222,7 @@ void ResizableCache::SetCapacity(size_t capacity) {
   e->value = value;
   e->deleter = deleter;
   e->charge = charge;
-  e->hash = HashKey(key);
+  e->hash = Hashed(key).hash;
   e->key_length = key.size();
   std::memcpy(e->key_data, key.data(), key.size());
   if (key.size() == kBlockKeyBytes) {
@@ -220,9 +233,8 @@ void ResizableCache::SetCapacity(size_t capacity) {
 }
 
 ::leveldb::Cache::Handle* ResizableCache::Lookup(const ::leveldb::Slice& key) {
-  const size_t hash = HashKey(key);
-  Entry* e = ShardOf(static_cast<uint32_t>(hash >> 32))
-                 .Lookup(std::string_view(key.data(), key.size()));
+  const HashedKey hashed = Hashed(key);
+  Entry* e = ShardOf(static_cast<uint32_t>(hashed.hash >> 32)).Lookup(hashed);
   if (e != nullptr && e->tag.tracked && observer_ != nullptr) {
     observer_->OnHit(e->tag, e->offset, e->charge);
   }
@@ -237,8 +249,8 @@ void ResizableCache::Release(Handle* handle) {
 void* ResizableCache::Value(Handle* handle) { return AsEntry(handle)->value; }
 
 void ResizableCache::Erase(const ::leveldb::Slice& key) {
-  ShardOf(static_cast<uint32_t>(HashKey(key) >> 32))
-      .Erase(std::string_view(key.data(), key.size()));
+  const HashedKey hashed = Hashed(key);
+  ShardOf(static_cast<uint32_t>(hashed.hash >> 32)).Erase(hashed);
 }
 
 uint64_t ResizableCache::NewId() { return last_id_.fetch_add(1) + 1; }
