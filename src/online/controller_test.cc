@@ -182,6 +182,7 @@ TEST(ControllerTest, EightThreadsFeedEventsWhileResizesHappen) {
   constexpr int kThreads = 8;
   constexpr int kAccesses = 150'000;
   std::atomic<bool> done{false};
+  std::atomic<uint64_t> fed{0};
   std::thread reader([&] {
     while (!done.load()) {
       const ControllerStats s = controller.Stats();
@@ -194,8 +195,10 @@ TEST(ControllerTest, EightThreadsFeedEventsWhileResizesHappen) {
     threads.emplace_back([&, t] {
       std::mt19937_64 rng(t);
       for (int i = 0; i < kAccesses; i++) {
-        // Hit ratio swings between phases of 20k accesses per thread.
-        const bool good_phase = (i / 20'000) % 2 == 0;
+        // The hit ratio swings every 160k accesses of all threads together,
+        // so every scheduling (even one thread after another) sees swings.
+        const uint64_t n = fed.fetch_add(1, std::memory_order_relaxed);
+        const bool good_phase = (n / 160'000) % 2 == 0;
         Block b;
         b.file_id = 1 + rng() % 64;
         b.offset = (rng() % 1000) * 2053;
