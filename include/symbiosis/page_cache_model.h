@@ -29,9 +29,17 @@
 // in rounds of 32 evictions, one read-ahead state per file (one open file
 // description per file), and no I/O timing (a page is resident or not).
 //
-// Limits: page offsets below 2^40 pages (4 PiB) and at most 2^24 distinct
-// files (a file counts from its first access until DropFile); beyond that
-// the calls throw InputError.
+// Limits: page offsets below 2^40 pages (4 PiB), at most 2^22 distinct
+// files (a file counts from its first access until DropFile) and
+// read-ahead windows below 2^24 pages; beyond that the calls (or the
+// constructor) throw InputError.
+//
+// Memory, once full, per page of capacity: a 16-byte slot, a 16-byte
+// shadow entry and two 16-byte index buckets at up to 1/2 load: 96 bytes
+// (48 without shadows), plus 40 bytes per file. A sampled model (`sample`
+// set) packs its index to 3/4 load, 75 bytes (37), and runs 20-40% slower.
+// It grows with the pages held, so a large capacity costs nothing up
+// front.
 //
 // Not thread-safe.
 
@@ -52,14 +60,16 @@ struct PageCacheOptions {
   bool two_queue = true;
   bool refault_activation = true;  // only with two_queue
   bool readahead = true;
-  uint32_t max_readahead_pages = 32;  // 128 KiB, the Linux default
+  uint32_t max_readahead_pages = 32;  // 128 KiB, the Linux default; < 2^24
   // A sampled (scaled-down) cache stands for one this many times larger:
   // the balance rule, which depends on the size in GiB, uses the full size.
   double balance_scale = 1.0;  // >= 1; 1/R for a ghost sampled at rate R
   // A sampled ghost sees only the reads of sampled groups; read-ahead into
   // groups outside the sample would fill its scaled-down capacity with
   // pages that stand for nothing, so it reads ahead only pages that overlap
-  // a sampled group. Null: no sampling. Not owned; must outlive the model.
+  // a sampled group. Its memory is charged against the cache it stands
+  // for, so it also trades speed for a denser index (see Memory above).
+  // Null: no sampling. Not owned; must outlive the model.
   const Sampler* sample = nullptr;
 };
 
@@ -105,7 +115,9 @@ class PageCacheModel final : public KernelCache {
   uint64_t active_pages() const;
   uint64_t inactive_pages() const;
   const PageCacheOptions& options() const;
-  uint64_t shadow_entries() const;  // evicted pages remembered for refaults
+  // Evicted pages remembered for refaults: those of the last
+  // capacity-in-pages evictions, less those read or dropped since.
+  uint64_t shadow_entries() const;
   size_t MemoryUsage() const override;  // heap bytes held by the model
 
  private:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <list>
 #include <random>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/slot_index.h"
 #include "testing/test_support.h"
 
 namespace symbiosis {
@@ -260,6 +262,145 @@ TEST(GhostLruTest, MemoryPerEntryStaysUnder64Bytes) {
   EXPECT_EQ(ghost.entries(), 0u);
   EXPECT_EQ(ghost.tracked_bytes(), 0u);
   EXPECT_EQ(ghost.Access(1, 1), kCold);
+}
+
+// A smaller headroom only compacts more often: with it, or with more than
+// the default, every distance, entry count and byte count is the default
+// ghost's, bounded or not, through variable sizes, erasures and capacity
+// changes. 300,000 accesses over at most ~2,500 entries: hundreds of
+// compactions at 1.25, thousands at 1.01.
+TEST(GhostLruTest, HeadroomChangesNoResult) {
+  for (const double headroom : {1.01, 1.25, 3.0}) {
+    for (const uint64_t capacity : {GhostLru::kUnbounded, uint64_t{8000000}}) {
+      std::mt19937_64 rng(17);
+      GhostLru reference(capacity);
+      GhostLru ghost(capacity, GhostLru::Options{.headroom = headroom});
+      size_t mismatches = 0, hits = 0;
+      for (int i = 0; i < 300000; ++i) {
+        const uint64_t universe = 500 + i / 150;  // grows to 2,500 keys
+        const uint64_t key = rng() % universe;
+        const uint64_t size = 1 + rng() % 8000;
+        const uint64_t distance = ghost.Access(key, size);
+        mismatches += distance != reference.Access(key, size);
+        hits += distance != kCold;
+        if (i % 97 == 0) {
+          ghost.Erase(key);
+          reference.Erase(key);
+        }
+        if (i % 20011 == 20010) {
+          // Down to a few hundred entries (mass forgetting), then back.
+          const uint64_t c = i % 40022 == 20010 ? 1'000'000 : capacity;
+          ghost.SetCapacity(c);
+          reference.SetCapacity(c);
+        }
+        ASSERT_EQ(ghost.entries(), reference.entries()) << headroom << " " << i;
+        ASSERT_EQ(ghost.tracked_bytes(), reference.tracked_bytes());
+      }
+      EXPECT_EQ(mismatches, 0u) << headroom << " " << capacity;
+      EXPECT_GT(hits, 100000u);
+    }
+  }
+}
+
+// The online controller's ghost: full, 4 KiB entries, keys uniform over
+// five times its capacity. The bound follows from the design: a slot of
+// 12 bytes per headroom h per entry (rounded up to a block of 32); index
+// buckets of 8 bytes at load >= 3/4 / h (grown by h at a time); block
+// sums of 8 bytes per 32 slots; and a fixed few hundred bytes.
+TEST(GhostLruTest, SmallHeadroomTakesLessMemoryWhenFull) {
+  const double h = 1.25;
+  for (const uint64_t entries : {4096, 50000}) {
+    GhostLru tight(entries * 4096, GhostLru::Options{.headroom = h});
+    GhostLru normal(entries * 4096);
+    std::mt19937_64 rng(entries);
+    for (uint64_t i = 0; i < 40 * entries; ++i) {
+      const uint64_t key = rng() % (5 * entries);
+      ASSERT_EQ(tight.Access(key, 4096), normal.Access(key, 4096));
+      if (i < 20 * entries || i % 1000 != 0) continue;  // warming up
+      ASSERT_EQ(tight.entries(), entries);
+      const double slots = std::ceil(h * entries / 32) * 32;
+      // The index grew when an insert (before forgetting: entries + 1)
+      // would pass 3/4 load.
+      const double bound = 12 * slots + 8 * h * 4 / 3 * (entries + 2) +
+                           8 * slots / 32 + 1024;
+      ASSERT_LE(tight.MemoryUsage(), bound) << entries << " " << i;
+    }
+    EXPECT_LT(tight.MemoryUsage(), normal.MemoryUsage() * 7 / 10) << entries;
+    EXPECT_LE(tight.MemoryUsage(), 30 * entries) << entries;
+  }
+}
+
+// Both SlotIndex variants, growing by 1.5 and shrinking, against a map.
+// One key in 16 has a tag near 2^32, so its home is the last bucket and
+// its run wraps past the end of the table, among keys whose homes are the
+// first buckets: Erase's backward shift must compare across the wrap.
+// Returns how often the bucket count was not a power of two.
+template <typename Index>
+size_t CheckIndexAgainstAMap() {
+  constexpr uint64_t kEnd = uint64_t{0xfffff000} << 32;
+  constexpr uint64_t kFirst = 1;  // tag 0: home bucket 0, never erased
+  std::mt19937_64 rng(23);
+  Index index(0, 1.5);
+  std::unordered_map<uint64_t, uint32_t> slot_of = {{kFirst, 0}};
+  std::unordered_map<uint32_t, uint64_t> hash_of_slot = {{0, kFirst}};
+  const auto hash_of = [&](uint32_t slot) { return hash_of_slot.at(slot); };
+  index.Insert(kFirst, 0);
+  std::vector<uint64_t> present;  // all but kFirst
+  uint32_t next_slot = 1;
+  size_t mismatches = 0, wrapped = 0, odd_sizes = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const int phase = i / 50000;  // grow, churn, shrink, grow
+    const bool insert = phase == 1 ? rng() % 2 == 0
+                        : phase == 2 ? rng() % 3 == 0
+                                     : rng() % 3 != 0;
+    if (insert || present.empty()) {
+      uint64_t hash = rng();
+      if (rng() % 16 == 0) hash |= kEnd;
+      if (slot_of.count(hash)) continue;
+      index.Insert(hash, next_slot);
+      slot_of[hash] = next_slot;
+      hash_of_slot[next_slot] = hash;
+      present.push_back(hash);
+      ++next_slot;
+    } else {
+      const size_t at = rng() % present.size();
+      const uint64_t hash = present[at];
+      index.Erase(hash, slot_of[hash]);
+      hash_of_slot.erase(slot_of[hash]);
+      slot_of.erase(hash);
+      present[at] = present.back();
+      present.pop_back();
+      if (i % 1000 == 0) index.ShrinkTo(index.size() * 2);
+    }
+    // Look up a present key and an absent one.
+    if (!present.empty()) {
+      const uint64_t hash = present[rng() % present.size()];
+      const auto* bucket = index.Find(hash, hash_of);
+      mismatches += bucket == nullptr || bucket->slot != slot_of[hash];
+      // A run that wrapped has end keys just after bucket 0 (kFirst's home).
+      wrapped += bucket != nullptr && (hash & kEnd) == kEnd &&
+                 bucket < index.Find(kFirst, hash_of) + index.buckets() / 2;
+    }
+    mismatches += index.Find(rng() | kEnd, hash_of) != nullptr;
+    mismatches += index.size() != present.size() + 1;
+    odd_sizes += (index.buckets() & (index.buckets() - 1)) != 0;
+  }
+  // Every key is still found after all the shifting.
+  for (const auto& [hash, slot] : slot_of) {
+    const auto* bucket = index.Find(hash, hash_of);
+    mismatches += bucket == nullptr || bucket->slot != slot;
+  }
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_GT(wrapped, 1000u);
+  return odd_sizes;
+}
+
+TEST(SlotIndexTest, AnyBucketCountAgreesWithAMap) {
+  EXPECT_GT(CheckIndexAgainstAMap<SlotIndex>(), 100000u);
+}
+
+TEST(SlotIndexTest, PowerOfTwoBucketCountAgreesWithAMap) {
+  EXPECT_EQ(CheckIndexAgainstAMap<PowerOfTwoSlotIndex>(), 0u);
 }
 
 }  // namespace

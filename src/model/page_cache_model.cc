@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "symbiosis/error.h"
@@ -13,11 +13,16 @@ namespace symbiosis {
 namespace {
 
 // A page is named by one 64-bit key, (file index << 40) | page, so the
-// slot index can identify it by Mix64(key), a bijection. 40 bits of page
-// number cover files up to 4 PiB; 24 bits of file index, 16 M live files.
+// index can identify it by Mix64(key), a bijection. 40 bits of page number
+// cover files up to 4 PiB; 22 bits of file index, 4 M live files. The top
+// two bits are free: a slot keeps its list there.
 constexpr int kPageBits = 40;
+constexpr int kFileBits = 22;
+constexpr int kKeyBits = kPageBits + kFileBits;
 constexpr uint64_t kMaxPage = (uint64_t{1} << kPageBits) - 1;
-constexpr uint32_t kMaxFiles = uint32_t{1} << (64 - kPageBits);
+constexpr uint32_t kMaxFiles = uint32_t{1} << kFileBits;
+constexpr uint64_t kKeyMask = (uint64_t{1} << kKeyBits) - 1;
+constexpr uint64_t kNoKey = UINT64_MAX;  // above every key
 
 inline uint64_t PageKey(uint32_t file, uint64_t page) {
   return (uint64_t{file} << kPageBits) | page;
@@ -26,17 +31,18 @@ inline uint32_t FileOfKey(uint64_t key) {
   return static_cast<uint32_t>(key >> kPageBits);
 }
 
-// Lists live in the slot array: slots 0..2 are the circular lists' heads,
-// so linking and unlinking never branch on an empty list. head.next is the
-// most recent entry (MRU), head.prev the oldest.
-enum List : uint8_t { kInactive = 0, kActive = 1, kShadows = 2, kFree = 3 };
-constexpr uint32_t kListHeads = 3;
+// The lists of resident pages live in the slot array: slots 0 and 1 are
+// the circular lists' heads, so linking and unlinking never branch on an
+// empty list. head.next is the most recent entry (MRU), head.prev the
+// oldest.
+enum List : uint8_t { kInactive = 0, kActive = 1, kFree = 2 };
+constexpr uint32_t kListHeads = 2;
 constexpr uint32_t kNoSlot = UINT32_MAX;
 
 // Page flags, kept in the index (below). The first two are the kernel's.
 constexpr uint8_t kReferenced = 1;  // PG_referenced
 constexpr uint8_t kReadahead = 2;   // PG_readahead: touching it starts async RA
-constexpr uint8_t kNew = 4;         // added by the read in progress
+constexpr uint8_t kNew = 4;         // requested, added by the read in progress
 constexpr uint8_t kShadow = 8;      // evicted: the bucket is a shadow entry
 
 // GCC deems __builtin_prefetch free of side effects, so it treats a
@@ -48,26 +54,44 @@ inline void PrefetchLine(const void* address) {
   asm volatile("" : : "r"(address));
 }
 
-// A shadow's stamp keeps the low 56 bits of the eviction clock; refault
-// distances are taken modulo 2^56, exact below 2^56 ticks (centuries of
-// evictions at the model's speed).
-constexpr int kStampBits = 56;
-constexpr uint64_t kStampMask = (uint64_t{1} << kStampBits) - 1;
-
-// A slot holds what the lists need: the links, and for the page's way back
-// to its bucket, the key. 24 bytes.
+// A resident page's slot holds what the lists need: the links, and for
+// the page's way back to its bucket, the key. 16 bytes.
 struct Slot {
-  uint64_t key;                  // PageKey(file, page)
-  uint64_t stamp : kStampBits;   // shadow: eviction clock at its eviction
-  uint64_t list : 64 - kStampBits;  // List
+  uint64_t tag;   // PageKey(file, page) | list << kKeyBits
   uint32_t prev;
   uint32_t next;  // also the free list's link
-};
-static_assert(sizeof(Slot) == 24, "a slot should stay 24 bytes");
 
-// PageIndex: open addressing from Mix64(key) to the page's slot, linear
-// probing, deletion by backward shift (no tombstones), doubling at 3/4
-// load; the home bucket is the hash's top bits.
+  uint64_t key() const { return tag & kKeyMask; }
+  List list() const { return static_cast<List>(tag >> kKeyBits); }
+};
+static_assert(sizeof(Slot) == 16, "a slot should stay 16 bytes");
+
+// A shadow entry in the ring (see "Replacement" below). 16 bytes.
+struct Shadow {
+  uint64_t key;    // PageKey(file, page); kNoKey once the shadow is gone
+  uint64_t stamp;  // the eviction clock at the page's eviction
+};
+
+// Vector growth for the arrays whose final size the capacity bounds:
+// doubling, but never past `limit` unless more is needed, so a full model
+// holds no doubling slack.
+size_t Grown(size_t size, size_t limit) {
+  return std::max(size + 1, std::min(2 * size, limit));
+}
+
+// PageIndex: open addressing from Mix64(key) to the page's slot (a shadow:
+// its ring position), linear probing in Robin Hood order, deletion by
+// backward shift (no tombstones). Each bucket keeps its probe length, so
+// a lookup of an absent page stops at the first entry nearer its home than
+// the page would be, and deletion shifts without rehashing. Any bucket
+// count works: the home bucket is the hash's high bits scaled to n,
+// (hash * n) >> 64, and probes wrap at n. So the index grows to what the
+// capacity needs, not to the next power of two.
+//
+// Load: up to 1/2, or 3/4 in a compact index. At 3/4 an insert probes
+// about 8 buckets instead of 2.5, and the model runs 20-40% slower; a
+// sampled model (the online ghost), whose memory is charged against the
+// cache it stands for, takes that for a quarter less memory per page.
 //
 // Why 16-byte buckets holding the full hash and the page flags: Mix64 is
 // a bijection, so the full hash names the page and a lookup never needs
@@ -80,19 +104,25 @@ static_assert(sizeof(Slot) == 24, "a slot should stay 24 bytes");
 class PageIndex {
  public:
   struct Bucket {
-    uint64_t hash;  // Mix64(key)
-    uint32_t slot;  // kNoSlot in an unused bucket
-    uint32_t flags;
+    uint64_t hash;   // Mix64(key)
+    uint32_t slot;   // the slot; a shadow's ring position
+    uint16_t flags;
+    uint16_t probe;  // 1 + distance from the home bucket; 0: unused
   };
   static_assert(sizeof(Bucket) == 16, "four buckets per cache line");
 
-  PageIndex() { Reset(kMinBits); }
+  // `expected`: see SetExpected.
+  PageIndex(size_t expected, bool compact)
+      : expected_(expected), compact_(compact) {
+    Rehash(std::min(BucketsFor(expected), kInitialBuckets));
+  }
 
-  // The page's bucket, or nullptr. Valid until the next Insert or Erase.
+  // The page's bucket, or nullptr. Valid until the next insert or Erase.
   Bucket* Find(uint64_t hash) {
-    for (size_t i = Home(hash);; i = (i + 1) & mask_) {
+    size_t i = Home(hash);
+    for (uint32_t probe = 1;; ++probe, i = Next(i)) {
       Bucket& bucket = buckets_[i];
-      if (bucket.slot == kNoSlot) return nullptr;
+      if (bucket.probe < probe) return nullptr;  // unused, or nearer home
       if (bucket.hash == hash) return &bucket;
     }
   }
@@ -100,29 +130,48 @@ class PageIndex {
     return const_cast<PageIndex*>(this)->Find(hash);
   }
 
-  // REQUIRES: `hash` is absent. Returns its new bucket, flags 0.
-  Bucket* Insert(uint64_t hash, uint32_t slot) {
-    if (size_ + 1 > max_size_) Rehash(bits_ + 1);
-    ++size_;
-    return Place(Bucket{hash, slot, 0});
+  // The bucket of `hash`; if absent, a new one (slot kNoSlot, flags 0),
+  // placed where the search for it ended, and *inserted is set.
+  Bucket* FindOrInsert(uint64_t hash, bool* inserted) {
+    for (;;) {
+      size_t i = Home(hash);
+      uint32_t probe = 1;
+      for (;; ++probe, i = Next(i)) {
+        Bucket& bucket = buckets_[i];
+        if (bucket.probe < probe) break;
+        if (bucket.hash == hash) {
+          *inserted = false;
+          return &bucket;
+        }
+      }
+      if (size_ + 1 <= max_size_) {
+        *inserted = true;
+        ++size_;
+        return Place(Bucket{hash, kNoSlot, 0, static_cast<uint16_t>(probe)}, i);
+      }
+      const size_t full = BucketsFor(expected_);
+      const size_t n = full > n_ ? std::min(2 * n_, full) : 2 * n_;
+      Rehash(std::max(n, BucketsFor(size_ + 1)));
+    }
   }
 
   // REQUIRES: `bucket` is one of this index's buckets in use.
   void Erase(Bucket* bucket) {
+    // Backward shift: the rest of the run moves one bucket nearer home,
+    // up to an unused bucket or an entry in its home bucket.
     size_t hole = static_cast<size_t>(bucket - buckets_.data());
-    // Backward shift: pull later members of the run into the hole unless
-    // that would move them before their home bucket.
-    for (size_t i = (hole + 1) & mask_; buckets_[i].slot != kNoSlot;
-         i = (i + 1) & mask_) {
-      const size_t home = Home(buckets_[i].hash);
-      if (((i - home) & mask_) >= ((i - hole) & mask_)) {
-        buckets_[hole] = buckets_[i];
-        hole = i;
-      }
+    for (size_t i = Next(hole); buckets_[i].probe > 1; i = Next(i)) {
+      buckets_[hole] = buckets_[i];
+      --buckets_[hole].probe;
+      hole = i;
     }
-    buckets_[hole].slot = kNoSlot;
+    buckets_[hole].probe = 0;
     --size_;
   }
+
+  // The most entries the model can hold at its capacity: growth stops
+  // there unless more are inserted.
+  void SetExpected(size_t expected) { expected_ = expected; }
 
   void Prefetch(uint64_t hash) const {
     PrefetchLine(&buckets_[Home(hash)]);
@@ -131,38 +180,68 @@ class PageIndex {
   size_t MemoryUsage() const { return buckets_.capacity() * sizeof(Bucket); }
 
  private:
-  static constexpr int kMinBits = 10;
+  static constexpr size_t kInitialBuckets = 1024;
+  static constexpr uint16_t kMaxProbe = UINT16_MAX;
 
-  size_t Home(uint64_t hash) const { return hash >> (64 - bits_); }
-
-  Bucket* Place(const Bucket& entry) {
-    size_t i = Home(entry.hash);
-    while (buckets_[i].slot != kNoSlot) i = (i + 1) & mask_;
-    buckets_[i] = entry;
-    return &buckets_[i];
+  // The fewest buckets that hold `entries` within the load limit.
+  size_t BucketsFor(size_t entries) const {
+    return std::max<size_t>(compact_ ? (entries * 4 + 2) / 3 : 2 * entries, 8);
+  }
+  size_t MaxSize(size_t n) const {
+    return compact_ ? n / 4 * 3 + n % 4 * 3 / 4 : n / 2;  // 3n/4 rounded down
   }
 
-  void Reset(int bits) {
-    bits_ = bits;
-    mask_ = (size_t{1} << bits) - 1;
-    max_size_ = (mask_ + 1) / 4 * 3;
-    std::vector<Bucket>(mask_ + 1, Bucket{0, kNoSlot, 0}).swap(buckets_);
+  size_t Home(uint64_t hash) const {
+    return static_cast<size_t>((static_cast<unsigned __int128>(hash) * n_) >> 64);
+  }
+  size_t Next(size_t i) const { return i + 1 == n_ ? 0 : i + 1; }
+
+  // Robin Hood: an entry takes the bucket of one nearer its home, which
+  // moves on. `entry.probe` is its probe length at bucket `i`. Returns
+  // where it went.
+  Bucket* Place(Bucket entry, size_t i) {
+    const uint64_t hash = entry.hash;
+    Bucket* placed = nullptr;
+    for (;; i = Next(i), ++entry.probe) {
+      if (entry.probe == kMaxProbe) {  // a run of 64 Ki: never seen
+        Rehash(2 * n_);
+        entry.probe = 1;
+        Place(entry, Home(entry.hash));
+        return Find(hash);
+      }
+      Bucket& bucket = buckets_[i];
+      if (bucket.probe == 0) {
+        bucket = entry;
+        return placed != nullptr ? placed : &bucket;
+      }
+      if (bucket.probe < entry.probe) {
+        std::swap(bucket, entry);
+        if (placed == nullptr) placed = &bucket;
+      }
+    }
   }
 
-  void Rehash(int bits) {
+  void Rehash(size_t n) {
     std::vector<Bucket> old;
     old.swap(buckets_);
-    Reset(bits);
-    for (const Bucket& bucket : old) {
-      if (bucket.slot != kNoSlot) Place(bucket);
+    n_ = n;
+    max_size_ = MaxSize(n);
+    buckets_.reserve(n);  // exactly n: no slack
+    buckets_.assign(n, Bucket{0, kNoSlot, 0, 0});
+    for (Bucket bucket : old) {
+      if (bucket.probe != 0) {
+        bucket.probe = 1;
+        Place(bucket, Home(bucket.hash));
+      }
     }
   }
 
   std::vector<Bucket> buckets_;
-  int bits_ = 0;  // log2 of the bucket count
-  size_t mask_ = 0;
+  size_t n_ = 0;  // the bucket count
   size_t max_size_ = 0;
   size_t size_ = 0;
+  size_t expected_;
+  const bool compact_;
 };
 using Bucket = PageIndex::Bucket;
 
@@ -201,30 +280,118 @@ uint64_t NextWindow(uint64_t current, uint64_t max) {
   return max;
 }
 
+// Read-ahead windows are at most kMaxWindow pages, so that a window's
+// sizes fit in 24 bits of FileState.
+constexpr int kWindowBits = 24;
+constexpr uint64_t kMaxWindow = (uint64_t{1} << kWindowBits) - 1;
+
 // struct file_ra_state, plus what the model needs per file. One per file
 // id: engines open one file description per table file and share it, and
-// Linux keeps this state per open file description.
+// Linux keeps this state per open file description. 40 bytes.
 struct FileState {
   uint64_t id = 0;
-  int64_t prev_pos = -1;          // byte after the previous read; -1: none
-  uint64_t ra_start = 0;          // the last read-ahead window
-  uint64_t ra_size = 0;
-  uint64_t ra_async_size = 0;     // marker at ra_start + ra_size - this
-  uint64_t last_page = UINT64_MAX;  // (size - 1) >> 12; UINT64_MAX: unknown
-  uint64_t entries = 0;           // resident pages + shadows, for DropFile
+  int64_t prev_pos = -1;  // byte after the previous read; -1: none
+  // The last read-ahead window; the marker is at ra_start + ra_size -
+  // ra_async_size. A window starts at most a window past the last page,
+  // so ra_start < 2^41 and needs its own word.
+  uint64_t ra_start = 0;
+  // (size - 1) >> 12, or kMaxPage if unknown or larger: read-ahead stops
+  // there (and at kMaxPage) alike.
+  uint64_t last_page : kPageBits = kMaxPage;
+  uint64_t ra_size : kWindowBits = 0;
+  uint64_t entries : 64 - kWindowBits = 0;  // resident pages + shadows
+  uint64_t ra_async_size : kWindowBits = 0;
+};
+static_assert(sizeof(FileState) == 40, "a file's state should stay 40 bytes");
+
+// FileTable: file id -> index into files_. Open addressing over 4-byte
+// indices (the id is in the FileState, which the caller reads next
+// anyway), linear probing, backward-shift deletion, doubling at 3/4 load.
+class FileTable {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  FileTable() { Rehash(kMinBits, {}); }
+
+  uint32_t Find(uint64_t id, const std::vector<FileState>& files) const {
+    for (size_t i = Home(id);; i = (i + 1) & mask_) {
+      const uint32_t index = table_[i];
+      if (index == kNone || files[index].id == id) return index;
+    }
+  }
+
+  // REQUIRES: files[index].id is absent.
+  void Insert(uint32_t index, const std::vector<FileState>& files) {
+    if (size_ + 1 > (mask_ + 1) / 4 * 3) Rehash(bits_ + 1, files);
+    ++size_;
+    Place(index, files);
+  }
+
+  // REQUIRES: `id` is present.
+  void Erase(uint64_t id, const std::vector<FileState>& files) {
+    size_t hole = Home(id);
+    while (files[table_[hole]].id != id) hole = (hole + 1) & mask_;
+    for (size_t i = (hole + 1) & mask_; table_[i] != kNone; i = (i + 1) & mask_) {
+      const size_t home = Home(files[table_[i]].id);
+      if (((i - home) & mask_) >= ((i - hole) & mask_)) {
+        table_[hole] = table_[i];
+        hole = i;
+      }
+    }
+    table_[hole] = kNone;
+    --size_;
+  }
+
+  size_t MemoryUsage() const { return table_.capacity() * sizeof(uint32_t); }
+
+ private:
+  static constexpr int kMinBits = 4;
+
+  // Fibonacci hashing: one multiply spreads any distinct ids well enough.
+  size_t Home(uint64_t id) const {
+    return (id * 0x9e3779b97f4a7c15ULL) >> (64 - bits_);
+  }
+
+  void Place(uint32_t index, const std::vector<FileState>& files) {
+    size_t i = Home(files[index].id);
+    while (table_[i] != kNone) i = (i + 1) & mask_;
+    table_[i] = index;
+  }
+
+  void Rehash(int bits, const std::vector<FileState>& files) {
+    std::vector<uint32_t> old;
+    old.swap(table_);
+    bits_ = bits;
+    mask_ = (size_t{1} << bits) - 1;
+    table_.assign(mask_ + 1, kNone);
+    for (const uint32_t index : old) {
+      if (index != kNone) Place(index, files);
+    }
+  }
+
+  std::vector<uint32_t> table_;
+  int bits_ = 0;
+  size_t mask_ = 0;
+  size_t size_ = 0;
 };
 
 }  // namespace
 
 // Invariants:
-//  - Every page in use (resident or shadow) has exactly one slot, on the
-//    list its `list` names, and one bucket in index_, flagged kShadow iff
-//    the slot is on the shadow list; free slots are on the free list only.
-//    inactive_, active_, shadows_ count the three lists.
-//  - kNew is set only while Read runs, on the pages in added_.
+//  - Every resident page has exactly one slot, on the list its tag names,
+//    and one bucket in index_, not kShadow, naming that slot; free slots
+//    are on the free list only. inactive_ and active_ count the two lists.
+//  - Every shadow has exactly one bucket, flagged kShadow, whose `slot` is
+//    its position in ring_. The held_ ring positions from oldest_pos_ on
+//    (wrapping at ring_size_) hold the shadows in eviction order, each
+//    live or dead (key kNoKey: refaulted or dropped since); all other
+//    positions are dead. shadows_ counts the live ones. With shadows
+//    kept, held_ <= shadow_limit() <= ring_size_ between public calls.
+//  - files_[f].entries counts file f's resident pages and shadows.
+//  - kNew is set only while Read runs, on requested pages it added and
+//    has not reached yet.
 //  - inactive_ + active_ <= capacity_pages_ between public calls.
-//  - Shadows are kept only with two_queue and refault_activation, at most
-//    shadow_limit() of them, ordered by eviction (oldest at the tail).
+//  - Shadows are kept only with two_queue and refault_activation.
 //  - With two_queue off every resident page is on the inactive list, which
 //    is then a plain LRU list.
 class PageCacheModel::Rep {
@@ -232,11 +399,13 @@ class PageCacheModel::Rep {
   explicit Rep(const PageCacheOptions& options)
       : options_(options),
         capacity_pages_(options.capacity_bytes >> kPageShift),
-        max_window_(options.readahead ? options.max_readahead_pages : 0) {
-    slots_.resize(kListHeads);
+        max_window_(MaxWindow(options)),
+        index_(ExpectedEntries(), options.sample != nullptr) {
+    slots_.reserve(kListHeads);
     for (uint32_t head = 0; head < kListHeads; ++head) {
-      slots_[head] = Slot{0, 0, head, head, head};
+      slots_.push_back(Slot{uint64_t{head} << kKeyBits, head, head});
     }
+    if (keeps_shadows()) ring_size_ = shadow_limit();
   }
 
   PageAccessResult Read(uint64_t file_id, uint64_t pos, uint64_t len);
@@ -255,15 +424,21 @@ class PageCacheModel::Rep {
   uint64_t active() const { return active_; }
   uint64_t shadows() const { return shadows_; }
   size_t MemoryUsage() const {
-    // A hash node holds the pair, a next pointer and the cached hash.
-    const size_t file_id_node = 32;
     return slots_.capacity() * sizeof(Slot) + index_.MemoryUsage() +
-           files_.capacity() * sizeof(FileState) +
-           file_ids_.size() * file_id_node +
-           file_ids_.bucket_count() * sizeof(void*);
+           ring_.capacity() * sizeof(Shadow) +
+           files_.capacity() * sizeof(FileState) + file_table_.MemoryUsage() +
+           free_files_.capacity() * sizeof(uint32_t);
   }
 
  private:
+  static uint64_t MaxWindow(const PageCacheOptions& options);
+  // The most pages the index holds at this capacity: the resident pages
+  // (one even at capacity 0, while it is read) and the shadows.
+  size_t ExpectedEntries() const {
+    return std::max<uint64_t>(capacity_pages_, 1) +
+           (keeps_shadows() ? shadow_limit() : 0);
+  }
+
   // --- Slots, lists and the index.
   Bucket* Find(uint32_t file, uint64_t page) {
     return index_.Find(Mix64(PageKey(file, page)));
@@ -275,16 +450,20 @@ class PageCacheModel::Rep {
     return bucket != nullptr && (bucket->flags & kShadow) == 0;
   }
   Bucket* BucketOf(uint32_t slot) {
-    return index_.Find(Mix64(slots_[slot].key));
+    return index_.Find(Mix64(slots_[slot].key()));
   }
-  Bucket* NewPage(uint64_t key);
-  void FreeSlot(Bucket* bucket);
+  uint32_t NewSlot();
+  void FreeSlot(uint32_t slot);
+  void ErasePage(Bucket* bucket);
   void Unlink(uint32_t slot);
   void PushMru(uint32_t slot, List list);
   void Move(uint32_t slot, List list);
-  void PrefetchTail(List list) const;
-  void PrefetchTails(List list, uint64_t count) const;
-  uint64_t& ListCount(List list);
+  void PrefetchTail() const;
+  void PrefetchTails(uint64_t count) const;
+  void PrefetchExpiring(uint64_t count) const;
+  uint64_t& ListCount(List list) {
+    return list == kInactive ? inactive_ : active_;
+  }
 
   // --- Files.
   static void CheckRange(uint64_t pos, uint64_t len);
@@ -301,6 +480,9 @@ class PageCacheModel::Rep {
   void Demote(uint64_t pages);
   void Evict();
   void DropOldestShadow();
+  void DropShadow(size_t pos);
+  void ResizeRing(uint64_t size);
+  size_t NextPos(size_t pos) const { return pos + 1 == ring_size_ ? 0 : pos + 1; }
   uint64_t shadow_limit() const { return capacity_pages_; }
   bool keeps_shadows() const {
     return options_.two_queue && options_.refault_activation;
@@ -324,9 +506,16 @@ class PageCacheModel::Rep {
   PageIndex index_;
   uint64_t inactive_ = 0;
   uint64_t active_ = 0;
-  uint64_t shadows_ = 0;
 
-  std::unordered_map<uint64_t, uint32_t> file_ids_;
+  // The shadow ring; filled lazily up to ring_size_ entries.
+  std::vector<Shadow> ring_;
+  size_t ring_size_ = 0;
+  size_t oldest_pos_ = 0;  // the oldest held position
+  size_t next_pos_ = 0;    // where the next shadow goes
+  uint64_t held_ = 0;      // positions from oldest_pos_ to next_pos_
+  uint64_t shadows_ = 0;   // live entries among them
+
+  FileTable file_table_;
   std::vector<FileState> files_;
   std::vector<uint32_t> free_files_;
 
@@ -338,56 +527,69 @@ class PageCacheModel::Rep {
   uint64_t round_evictions_ = 0;
 
   // While Read runs: its result and requested pages [first, end), so that
-  // AddPage can count the pages read ahead, and the hashes of the pages it
-  // added (marked kNew until it returns).
+  // AddPage can count the pages read ahead and mark the requested ones it
+  // adds kNew (misses, not hits, when the read reaches them).
   PageAccessResult* result_ = nullptr;
-  std::vector<uint64_t> added_;
   uint64_t request_first_ = 0;
   uint64_t request_end_ = 0;
 };
 
+uint64_t PageCacheModel::Rep::MaxWindow(const PageCacheOptions& options) {
+  if (!options.readahead) return 0;
+  if (options.max_readahead_pages > kMaxWindow) {
+    throw InputError("page cache model: max_readahead_pages " +
+                     std::to_string(options.max_readahead_pages) +
+                     " exceeds the model's maximum of " +
+                     std::to_string(kMaxWindow) +
+                     " pages (64 GiB); the Linux default is 32");
+  }
+  return options.max_readahead_pages;
+}
+
 // ---------------------------------------------------------------------------
 // Slots, lists and the index.
 
-Bucket* PageCacheModel::Rep::NewPage(uint64_t key) {
+uint32_t PageCacheModel::Rep::NewSlot() {
   uint32_t slot = free_slots_;
   if (slot != kNoSlot) {
     free_slots_ = slots_[slot].next;
-  } else {
-    slot = static_cast<uint32_t>(slots_.size());
-    slots_.push_back(Slot{});
+    return slot;
   }
-  slots_[slot].key = key;
-  ++files_[FileOfKey(key)].entries;
-  return index_.Insert(Mix64(key), slot);
+  if (slots_.size() == slots_.capacity()) {
+    slots_.reserve(Grown(slots_.size(),
+                         kListHeads + std::max<uint64_t>(capacity_pages_, 1)));
+  }
+  slots_.push_back(Slot{});
+  return static_cast<uint32_t>(slots_.size() - 1);
 }
 
-// REQUIRES: the bucket's slot is unlinked.
-void PageCacheModel::Rep::FreeSlot(Bucket* bucket) {
-  const uint32_t slot = bucket->slot;
+// REQUIRES: the slot is unlinked.
+void PageCacheModel::Rep::FreeSlot(uint32_t slot) {
   Slot& s = slots_[slot];
-  index_.Erase(bucket);
-  --files_[FileOfKey(s.key)].entries;
-  s.list = kFree;
+  s.tag = uint64_t{kFree} << kKeyBits;
   s.next = free_slots_;
   free_slots_ = slot;
 }
 
-uint64_t& PageCacheModel::Rep::ListCount(List list) {
-  return list == kInactive ? inactive_ : list == kActive ? active_ : shadows_;
+// Forgets an unlinked resident page: its bucket and its slot.
+void PageCacheModel::Rep::ErasePage(Bucket* bucket) {
+  const uint32_t slot = bucket->slot;
+  --files_[FileOfKey(slots_[slot].key())].entries;
+  index_.Erase(bucket);
+  FreeSlot(slot);
 }
 
 void PageCacheModel::Rep::Unlink(uint32_t slot) {
   Slot& s = slots_[slot];
   slots_[s.prev].next = s.next;
   slots_[s.next].prev = s.prev;
-  --ListCount(static_cast<List>(s.list));
+  --ListCount(s.list());
 }
 
 void PageCacheModel::Rep::PushMru(uint32_t slot, List list) {
   Slot& s = slots_[slot];
   Slot& head = slots_[list];
-  s.list = list;
+  s.tag = s.key() | uint64_t{list} << kKeyBits;
   s.prev = list;
   s.next = head.next;
   slots_[head.next].prev = slot;
@@ -400,15 +602,15 @@ void PageCacheModel::Rep::Move(uint32_t slot, List list) {
   PushMru(slot, list);
 }
 
-// Reclaim walks the lists from their tails, so the pages it takes next are
-// known one step ahead: after taking a tail, the new tail's slot is in the
-// CPU cache (unlinking wrote it), and prefetching its bucket and its
+// Reclaim walks the inactive list from its tail, so the page it takes next
+// is known one step ahead: after taking a tail, the new tail's slot is in
+// the CPU cache (unlinking wrote it), and prefetching its bucket and its
 // predecessor's slot means the next step finds both there instead of
 // waiting on memory for each in turn.
-void PageCacheModel::Rep::PrefetchTail(List list) const {
-  const Slot& tail = slots_[slots_[list].prev];
+void PageCacheModel::Rep::PrefetchTail() const {
+  const Slot& tail = slots_[slots_[kInactive].prev];
   PrefetchLine(&slots_[tail.prev]);
-  index_.Prefetch(Mix64(tail.key));
+  index_.Prefetch(Mix64(tail.key()));
 }
 
 // A read-ahead window adds many pages at once, each evicting the inactive
@@ -416,10 +618,18 @@ void PageCacheModel::Rep::PrefetchTail(List list) const {
 // not hide that burst. Walking the next `count` tails first issues all
 // their bucket loads together; the walk itself is cheap in the usual burst,
 // a sequential stream, whose slots were taken from the free list in order.
-void PageCacheModel::Rep::PrefetchTails(List list, uint64_t count) const {
-  uint32_t slot = slots_[list].prev;
-  for (; count > 0 && slot != list; --count, slot = slots_[slot].prev) {
-    index_.Prefetch(Mix64(slots_[slot].key));
+void PageCacheModel::Rep::PrefetchTails(uint64_t count) const {
+  uint32_t slot = slots_[kInactive].prev;
+  for (; count > 0 && slot != kInactive; --count, slot = slots_[slot].prev) {
+    index_.Prefetch(Mix64(slots_[slot].key()));
+  }
+}
+
+// The same for the shadows the next `count` evictions may drop.
+void PageCacheModel::Rep::PrefetchExpiring(uint64_t count) const {
+  size_t pos = oldest_pos_;
+  for (count = std::min(count, held_); count > 0; --count, pos = NextPos(pos)) {
+    if (ring_[pos].key != kNoKey) index_.Prefetch(Mix64(ring_[pos].key));
   }
 }
 
@@ -427,29 +637,32 @@ void PageCacheModel::Rep::PrefetchTails(List list, uint64_t count) const {
 // Files.
 
 int64_t PageCacheModel::Rep::FindFile(uint64_t file_id) const {
-  const auto it = file_ids_.find(file_id);
-  return it == file_ids_.end() ? int64_t{-1} : int64_t{it->second};
+  const uint32_t index = file_table_.Find(file_id, files_);
+  return index == FileTable::kNone ? int64_t{-1} : int64_t{index};
 }
 
 uint32_t PageCacheModel::Rep::FileIndex(uint64_t file_id) {
-  const auto [it, inserted] = file_ids_.try_emplace(file_id, 0);
-  if (!inserted) return it->second;
-  uint32_t index;
+  uint32_t index = file_table_.Find(file_id, files_);
+  if (index != FileTable::kNone) return index;
   if (!free_files_.empty()) {
     index = free_files_.back();
     free_files_.pop_back();
   } else if (files_.size() < kMaxFiles) {
+    // Growing by half, not doubling: the model's smallest use, the online
+    // ghost, holds about as many files as kilobytes of pages.
+    if (files_.size() == files_.capacity()) {
+      files_.reserve(files_.size() + files_.size() / 2 + 8);
+    }
     index = static_cast<uint32_t>(files_.size());
     files_.emplace_back();
   } else {
-    file_ids_.erase(it);
     throw InputError("page cache model: more than " +
                      std::to_string(kMaxFiles) +
                      " files cached at once; call DropFile for deleted files");
   }
   files_[index] = FileState{};
   files_[index].id = file_id;
-  it->second = index;
+  file_table_.Insert(index, files_);
   return index;
 }
 
@@ -463,7 +676,7 @@ void PageCacheModel::Rep::CheckRange(uint64_t pos, uint64_t len) {
 
 void PageCacheModel::Rep::SetFileSize(uint64_t file_id, uint64_t bytes) {
   files_[FileIndex(file_id)].last_page =
-      bytes == 0 ? 0 : (bytes - 1) >> kPageShift;
+      bytes == 0 ? 0 : std::min((bytes - 1) >> kPageShift, kMaxPage);
 }
 
 bool PageCacheModel::Rep::Contains(uint64_t file_id, uint64_t page) const {
@@ -486,22 +699,30 @@ void PageCacheModel::Rep::Prefetch(uint64_t file_id, uint64_t first,
   }
 }
 
-// DropFile scans the slot array when the file has pages or shadows: files
-// are deleted rarely (an LSM compaction deletes a few per second at most),
-// and a per-file list would cost 8 bytes on every slot.
+// DropFile scans the slot array and the shadow ring while the file has
+// pages or shadows left: files are deleted rarely (an LSM compaction
+// deletes a few per second at most), and a per-file list would cost 8
+// bytes on every slot and shadow.
 void PageCacheModel::Rep::DropFile(uint64_t file_id) {
   const int64_t found = FindFile(file_id);
   if (found < 0) return;
   const uint32_t file = static_cast<uint32_t>(found);
-  for (uint32_t slot = kListHeads;
-       files_[file].entries > 0 && slot < slots_.size(); ++slot) {
+  const FileState& f = files_[file];
+  for (uint32_t slot = kListHeads; f.entries > 0 && slot < slots_.size();
+       ++slot) {
     const Slot& s = slots_[slot];
-    if (s.list != kFree && FileOfKey(s.key) == file) {
+    if (s.list() != kFree && FileOfKey(s.key()) == file) {
+      Bucket* bucket = BucketOf(slot);
       Unlink(slot);
-      FreeSlot(BucketOf(slot));
+      ErasePage(bucket);
     }
   }
-  file_ids_.erase(file_id);
+  size_t pos = oldest_pos_;
+  for (uint64_t i = 0; f.entries > 0 && i < held_; ++i, pos = NextPos(pos)) {
+    const uint64_t key = ring_[pos].key;
+    if (key != kNoKey && FileOfKey(key) == file) DropShadow(pos);
+  }
+  file_table_.Erase(file_id, files_);
   free_files_.push_back(file);
 }
 
@@ -537,34 +758,48 @@ void PageCacheModel::Rep::DropFile(uint64_t file_id) {
 // how many more pages the cache would have needed to keep it; if that fits
 // in the active list, the page would have survived had the active pages
 // been inactive, so it is added as active (workingset_refault, file pages,
-// no swap: the workingset is the active file list). A shadow older than
-// `capacity` evictions has a distance above the active list's size, so at
-// most capacity_pages shadows are kept, oldest dropped first; this loses
-// no activation. Linux's shadow shrinker may drop shadows earlier.
+// no swap: the workingset is the active file list). Linux's shadow
+// shrinker may drop shadows earlier than the model does.
+//
+// Which shadows can still activate: only an activation grows the active
+// list, and each one also advances the clock, so distance - active never
+// decreases. A shadow followed by `capacity` evictions has distance >
+// capacity >= active once reclaim is done, so it can never activate again;
+// and a refault that does not activate has no effect but a new inactive
+// page's. So the model keeps the shadows of the last capacity_pages
+// evictions only (even when some of those refaulted), in a ring in
+// eviction order: each eviction takes the oldest position. A shadow needs
+// no links and its page no slot, and its bucket names its ring position,
+// so a refault marks its entry dead in place.
 
 Bucket* PageCacheModel::Rep::AddPage(uint32_t file, uint64_t page) {
   MakeRoom(capacity_pages_ == 0 ? 0 : capacity_pages_ - 1);
   const uint64_t key = PageKey(file, page);
-  Bucket* bucket = index_.Find(Mix64(key));
+  bool inserted;
+  Bucket* bucket = index_.FindOrInsert(Mix64(key), &inserted);
   List list = kInactive;
-  if (bucket != nullptr) {  // a shadow: this is a refault
-    const uint32_t slot = bucket->slot;
-    const uint64_t distance = (clock_ - slots_[slot].stamp) & kStampMask;
-    Unlink(slot);
+  if (!inserted) {  // a shadow: this is a refault
+    Shadow& shadow = ring_[bucket->slot];
+    const uint64_t distance = clock_ - shadow.stamp;
+    shadow.key = kNoKey;
+    --shadows_;
     if (distance <= active_) {
       list = kActive;
       ++clock_;
       ++refault_activations_;
     }
   } else {
-    bucket = NewPage(key);
+    ++files_[file].entries;
   }
+  bucket->slot = NewSlot();
+  slots_[bucket->slot].tag = key;
   PushMru(bucket->slot, list);
-  bucket->flags = result_ == nullptr ? 0 : kNew;
+  bucket->flags = 0;
   if (result_ != nullptr) {
-    added_.push_back(bucket->hash);
     if (page < request_first_ || page >= request_end_) {
       ++result_->readahead_pages;
+    } else {
+      bucket->flags = kNew;
     }
   }
   return bucket;
@@ -578,7 +813,7 @@ void PageCacheModel::Rep::MarkAccessed(Bucket* bucket) {
   }
   if ((bucket->flags & kReferenced) == 0) {
     bucket->flags |= kReferenced;
-  } else if (slots_[bucket->slot].list == kInactive) {
+  } else if (slots_[bucket->slot].list() == kInactive) {
     Move(bucket->slot, kActive);
     bucket->flags &= ~kReferenced;
     ++clock_;  // workingset_activation ages the clock
@@ -625,35 +860,92 @@ void PageCacheModel::Rep::Demote(uint64_t pages) {
   }
 }
 
-// Evicts the oldest inactive page.
+// Evicts the oldest inactive page; its bucket becomes its shadow entry.
 void PageCacheModel::Rep::Evict() {
   const uint32_t slot = slots_[kInactive].prev;
-  Bucket* bucket = BucketOf(slot);
+  const uint64_t key = slots_[slot].key();
+  Bucket* bucket = index_.Find(Mix64(key));
   Unlink(slot);
-  PrefetchTail(kInactive);
-  if (!keeps_shadows()) {
-    FreeSlot(bucket);
-  } else {
-    slots_[slot].stamp = clock_ & kStampMask;
-    PushMru(slot, kShadows);
-    bucket->flags = kShadow;
-    if (shadows_ > shadow_limit()) DropOldestShadow();
+  PrefetchTail();
+  if (!keeps_shadows() || shadow_limit() == 0) {
+    ErasePage(bucket);
+    ++clock_;
+    return;
   }
+  FreeSlot(slot);
+  const size_t pos = next_pos_;
+  bucket->slot = static_cast<uint32_t>(pos);
+  bucket->flags = kShadow;
+  const Shadow shadow{key, clock_};
+  // (Dropping a shadow erases its bucket, which may move `bucket`.)
+  if (held_ == ring_size_) {
+    // The usual case: a full ring, whose oldest position is `pos`.
+    if (ring_[pos].key != kNoKey) DropShadow(pos);
+    ring_[pos] = shadow;
+    next_pos_ = oldest_pos_ = NextPos(pos);
+  } else {
+    while (held_ >= shadow_limit()) DropOldestShadow();
+    if (pos < ring_.size()) {
+      ring_[pos] = shadow;
+    } else {  // filling the ring for the first time
+      if (ring_.size() == ring_.capacity()) {
+        ring_.reserve(Grown(ring_.size(), ring_size_));
+      }
+      ring_.push_back(shadow);
+    }
+    next_pos_ = NextPos(pos);
+    ++held_;
+  }
+  ++shadows_;
   ++clock_;
 }
 
 void PageCacheModel::Rep::DropOldestShadow() {
-  const uint32_t oldest = slots_[kShadows].prev;
-  Bucket* bucket = BucketOf(oldest);
-  Unlink(oldest);
-  PrefetchTail(kShadows);
-  FreeSlot(bucket);
+  if (ring_[oldest_pos_].key != kNoKey) DropShadow(oldest_pos_);
+  oldest_pos_ = NextPos(oldest_pos_);
+  --held_;
 }
 
+// Forgets the live shadow at ring position `pos`.
+void PageCacheModel::Rep::DropShadow(size_t pos) {
+  Shadow& shadow = ring_[pos];
+  index_.Erase(index_.Find(Mix64(shadow.key)));
+  --files_[FileOfKey(shadow.key)].entries;
+  --shadows_;
+  shadow.key = kNoKey;
+}
+
+// Moves the live shadows, in order, to the front of a ring of `size`
+// positions. The ring then counts fewer evictions after each shadow than
+// there were, so it drops shadows later, never one that could activate.
+void PageCacheModel::Rep::ResizeRing(uint64_t size) {
+  std::vector<Shadow> ring;
+  ring.reserve(shadows_);
+  size_t pos = oldest_pos_;
+  for (uint64_t i = 0; i < held_; ++i, pos = NextPos(pos)) {
+    const Shadow& shadow = ring_[pos];
+    if (shadow.key == kNoKey) continue;
+    index_.Find(Mix64(shadow.key))->slot = static_cast<uint32_t>(ring.size());
+    ring.push_back(shadow);
+  }
+  ring_.swap(ring);
+  ring_size_ = size;
+  oldest_pos_ = 0;
+  held_ = ring_.size();
+  next_pos_ = held_;  // < size: only a larger ring is built
+}
+
+// Shrinking evicts at once and keeps the last capacity_pages evictions'
+// shadows; growing past the largest ring so far rebuilds it (callers
+// resize rarely: a controller's decision, a ghost's stage).
 void PageCacheModel::Rep::SetCapacity(uint64_t bytes) {
   capacity_pages_ = bytes >> kPageShift;
   MakeRoom(capacity_pages_);
-  while (shadows_ > shadow_limit()) DropOldestShadow();
+  if (keeps_shadows()) {
+    while (held_ > shadow_limit()) DropOldestShadow();
+    if (shadow_limit() > ring_size_) ResizeRing(shadow_limit());
+  }
+  index_.SetExpected(ExpectedEntries());
 }
 
 void PageCacheModel::Rep::InsertPages(uint64_t file_id, uint64_t first,
@@ -675,7 +967,7 @@ void PageCacheModel::Rep::DropPages(uint64_t file_id, uint64_t first,
     Bucket* bucket = Find(static_cast<uint32_t>(file), page);
     if (IsResident(bucket)) {
       Unlink(bucket->slot);
-      FreeSlot(bucket);
+      ErasePage(bucket);
     }
   }
 }
@@ -727,6 +1019,9 @@ PageAccessResult PageCacheModel::Rep::Read(uint64_t file_id, uint64_t pos,
     const uint64_t request = request_end_ - index;
     Bucket* bucket = Find(file, index);
     if (!IsResident(bucket)) {
+      // A shadow: the refault will read its stamp, a cache miss that the
+      // read-ahead decision's lookups can hide.
+      if (bucket != nullptr) PrefetchLine(&ring_[bucket->slot]);
       SyncReadahead(file, index, request);
       bucket = Find(file, index);
       // Only a cache smaller than the window evicts what it just read.
@@ -745,15 +1040,11 @@ PageAccessResult PageCacheModel::Rep::Read(uint64_t file_id, uint64_t pos,
     if (index != request_first_ || !first_page_seen || !options_.two_queue) {
       MarkAccessed(bucket);
     }
+    // Read-ahead only adds pages from `index` on, so this page is done.
+    bucket->flags &= ~kNew;
   }
   files_[file].prev_pos = static_cast<int64_t>(pos + len);
   MakeRoom(capacity_pages_);
-  // The next read finds this one's pages resident: hits, not new.
-  for (const uint64_t hash : added_) {
-    Bucket* bucket = index_.Find(hash);
-    if (bucket != nullptr) bucket->flags &= ~kNew;
-  }
-  added_.clear();
   result_ = nullptr;
   return result;
 }
@@ -767,10 +1058,10 @@ void PageCacheModel::Rep::SyncReadahead(uint32_t file, uint64_t index,
   }
   FileState& f = files_[file];
   const uint64_t prev_index = static_cast<uint64_t>(f.prev_pos) >> kPageShift;
+  uint64_t size, async_size;
   if (index == 0 || request > max || index - prev_index <= 1) {
-    f.ra_start = index;
-    f.ra_size = InitialWindow(request, max);
-    f.ra_async_size = f.ra_size > request ? f.ra_size - request : f.ra_size / 2;
+    size = InitialWindow(request, max);
+    async_size = size > request ? size - request : size / 2;
   } else {
     const uint64_t miss = PrevMiss(file, index - 1, max);
     uint64_t run = index - miss - 1;  // wraps to `index` if miss is "none"
@@ -779,11 +1070,13 @@ void PageCacheModel::Rep::SyncReadahead(uint32_t file, uint64_t index,
       return;
     }
     if (miss == UINT64_MAX) run *= 2;
-    f.ra_start = index;
-    f.ra_size = std::min(run + request, max);
-    f.ra_async_size = 1;
+    size = std::min(run + request, max);
+    async_size = 1;
   }
-  ReadRange(file, f.ra_start, f.ra_size, f.ra_async_size);
+  f.ra_start = index;
+  f.ra_size = size;
+  f.ra_async_size = async_size;
+  ReadRange(file, index, size, async_size);
 }
 
 void PageCacheModel::Rep::AsyncReadahead(uint32_t file, Bucket* bucket,
@@ -791,21 +1084,24 @@ void PageCacheModel::Rep::AsyncReadahead(uint32_t file, Bucket* bucket,
   bucket->flags &= ~kReadahead;
   const uint64_t max = max_window_;
   FileState& f = files_[file];
-  if (index == f.ra_start + f.ra_size - f.ra_async_size) {
-    f.ra_start += f.ra_size;
-    f.ra_size = std::max(f.ra_size, NextWindow(f.ra_size, max));
+  uint64_t start = f.ra_start;
+  uint64_t size = f.ra_size;
+  if (index == start + size - f.ra_async_size) {
+    start += size;
+    size = std::max(size, NextWindow(size, max));
   } else {
-    const uint64_t start = NextMiss(file, index + 1, max);
+    start = NextMiss(file, index + 1, max);
     if (start == 0 || start - index > max) return;
-    f.ra_start = start;
-    f.ra_size = NextWindow(start - index + request, max);
+    size = NextWindow(start - index + request, max);
   }
   const uint64_t align = uint64_t{1} << std::min(2, std::countr_zero(max));
-  const uint64_t end = f.ra_start + f.ra_size;
+  const uint64_t end = start + size;
   const uint64_t aligned_end = end & ~(align - 1);
-  if (aligned_end > f.ra_start) f.ra_size -= end - aligned_end;
-  f.ra_async_size = f.ra_size;
-  ReadRange(file, f.ra_start, f.ra_size, f.ra_async_size);
+  if (aligned_end > start) size -= end - aligned_end;
+  f.ra_start = start;
+  f.ra_size = size;
+  f.ra_async_size = size;
+  ReadRange(file, start, size, size);
 }
 
 // do_page_cache_ra: reads the missing pages of [start, start + count),
@@ -813,14 +1109,14 @@ void PageCacheModel::Rep::AsyncReadahead(uint32_t file, Bucket* bucket,
 // the end (none if async_size is 0).
 void PageCacheModel::Rep::ReadRange(uint32_t file, uint64_t start,
                                     uint64_t count, uint64_t async_size) {
-  const uint64_t last_page = std::min(files_[file].last_page, kMaxPage);
+  const uint64_t last_page = files_[file].last_page;
   if (start > last_page) return;
   count = std::min(count, last_page - start + 1);
   constexpr uint64_t kMaxBurst = 32;
   const uint64_t burst = std::min(count, kMaxBurst);
   if (burst > 1 && resident() + burst > capacity_pages_) {
-    PrefetchTails(kInactive, burst);
-    if (keeps_shadows()) PrefetchTails(kShadows, burst);
+    PrefetchTails(burst);
+    PrefetchExpiring(burst);
   }
   const uint64_t marker = async_size <= count ? count - async_size : UINT64_MAX;
   for (uint64_t i = 0; i < count; ++i) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "symbiosis/error.h"
+#include "symbiosis/hash.h"
 
 namespace symbiosis {
 namespace {
@@ -197,6 +198,97 @@ TEST(PageCacheModelTest, RefaultActivationCanBeSwitchedOff) {
 TEST(PageCacheModelTest, ShadowEntriesAreBoundedByCapacity) {
   PageCacheModel cache(Options(16));
   for (uint64_t page = 0; page < 1000; ++page) ReadPage(cache, page * 3);
+  EXPECT_EQ(cache.shadow_entries(), 16u);
+}
+
+TEST(PageCacheModelTest, RefaultOneEvictionTooLateStaysInactive) {
+  // As QuickRefaultActivates, with one more eviction in between: distance
+  // 5 - 2 = 3 > 2 active pages.
+  PageCacheModel cache(Options(8));
+  MakeActive(cache, 0, 2);
+  for (uint64_t page = 10; page < 16; ++page) ReadPage(cache, page);
+  ReadPage(cache, 16);  // evicts 10 at clock 2
+  ReadPage(cache, 17);  // evicts 11
+  ReadPage(cache, 10);  // evicts 12 at clock 4; clock 5
+  EXPECT_EQ(cache.active_pages(), 2u);
+  EXPECT_TRUE(cache.Contains(kFile, 10));
+}
+
+// ---------------------------------------------------------------------------
+// The shadow ring: a shadow lasts `capacity` evictions.
+
+TEST(PageCacheModelTest, ShadowLastsCapacityEvictionsEvenIfOthersRefault) {
+  PageCacheModel cache(Options(4));
+  for (uint64_t page = 0; page < 8; ++page) ReadPage(cache, page);
+  ASSERT_EQ(cache.shadow_entries(), 4u);  // of 0, 1, 2, 3
+  // Reading 2 evicts 4, which ends 0's shadow (4 evictions after it), then
+  // refaults 2: shadows of 1, 3, 4.
+  ReadPage(cache, 2);
+  EXPECT_EQ(cache.shadow_entries(), 3u);
+  // Reading 3 evicts 5, the 4th eviction after 1's: that shadow goes
+  // although only 3 remain; 3 refaults. (Keeping the newest 4 shadows
+  // would keep 1's, but no refault could tell: its distance, 5, already
+  // exceeds any active list this cache can hold.)
+  ReadPage(cache, 3);
+  EXPECT_EQ(cache.shadow_entries(), 2u);
+  EXPECT_EQ(cache.active_pages(), 0u);
+  EXPECT_EQ(ResidentPages(cache), 4u);
+}
+
+TEST(PageCacheModelTest, DropFileForgetsOnlyThatFilesShadows) {
+  PageCacheModel cache(Options(8));
+  for (uint64_t page = 0; page < 8; ++page) ReadPage(cache, page, 1);
+  for (uint64_t page = 0; page < 8; ++page) ReadPage(cache, page, 2);
+  for (uint64_t page = 0; page < 4; ++page) ReadPage(cache, page, 3);
+  // Resident: file 2's pages 4-7 and file 3's 0-3. Shadows, the last 8
+  // evictions: file 1's pages 4-7 and file 2's 0-3.
+  ASSERT_EQ(cache.shadow_entries(), 8u);
+  cache.DropFile(1);
+  EXPECT_EQ(cache.shadow_entries(), 4u);
+  EXPECT_EQ(ResidentPages(cache), 8u);
+  cache.DropFile(2);
+  EXPECT_EQ(cache.shadow_entries(), 0u);
+  EXPECT_EQ(ResidentPages(cache), 4u);
+  // The ring goes on from its dead entries.
+  for (uint64_t page = 10; page < 30; ++page) ReadPage(cache, page, 3);
+  EXPECT_EQ(cache.shadow_entries(), 8u);
+  EXPECT_EQ(ResidentPages(cache), 8u);
+}
+
+TEST(PageCacheModelTest, GrowingPastTheRingKeepsShadowsThatCanActivate) {
+  PageCacheModel cache(Options(8));
+  MakeActive(cache, 0, 2);  // clock 2
+  for (uint64_t page = 10; page < 16; ++page) ReadPage(cache, page);
+  ReadPage(cache, 16);  // evicts 10 at clock 2; clock 3
+  cache.SetCapacity(64 * kPageSize);  // a new ring of 64
+  EXPECT_EQ(cache.shadow_entries(), 1u);
+  // No eviction now: distance 3 - 2 = 1 <= 2 active pages.
+  ReadPage(cache, 10);
+  EXPECT_EQ(cache.active_pages(), 3u);
+  EXPECT_EQ(cache.shadow_entries(), 0u);
+  // The larger ring holds 64 shadows.
+  for (uint64_t page = 100; page < 300; ++page) ReadPage(cache, page);
+  EXPECT_EQ(cache.shadow_entries(), 64u);
+}
+
+TEST(PageCacheModelTest, ShrinkingKeepsTheNewestShadows) {
+  PageCacheModel cache(Options(16));
+  MakeActive(cache, 0, 4);  // clock 4
+  for (uint64_t page = 10; page < 22; ++page) ReadPage(cache, page);
+  // Evicts 10-13 at clocks 4-7, all within the new capacity's 12.
+  cache.SetCapacity(12 * kPageSize);
+  EXPECT_EQ(cache.shadow_entries(), 4u);
+  // Reading 13 evicts 14 (clock 8; 9 after): distance 9 - 7 = 2 <= 4.
+  ReadPage(cache, 13);
+  EXPECT_EQ(cache.active_pages(), 5u);
+  // Down to 2 pages: 10 more evictions; the shadows of the last 2 stay.
+  cache.SetCapacity(2 * kPageSize);
+  EXPECT_EQ(ResidentPages(cache), 2u);
+  EXPECT_EQ(cache.shadow_entries(), 2u);
+  cache.SetCapacity(0);
+  EXPECT_EQ(cache.shadow_entries(), 0u);
+  cache.SetCapacity(16 * kPageSize);
+  for (uint64_t page = 100; page < 140; ++page) ReadPage(cache, page);
   EXPECT_EQ(cache.shadow_entries(), 16u);
 }
 
@@ -509,6 +601,182 @@ TEST(PageCacheModelTest, RejectsOffsetsBeyondFourPebibytes) {
   PageCacheModel cache(Options(8));
   EXPECT_THROW(cache.Read(Block{kFile, uint64_t{1} << 60, 10, 0}),
                InputError);
+}
+
+TEST(PageCacheModelTest, RejectsReadaheadWindowsBeyond24Bits) {
+  PageCacheOptions options = Options(8, /*readahead=*/true);
+  options.max_readahead_pages = 1u << 24;
+  EXPECT_THROW(PageCacheModel cache(options), InputError);
+  options.max_readahead_pages = (1u << 24) - 1;
+  EXPECT_NO_THROW(PageCacheModel cache(options));
+  options.readahead = false;  // the window is unused then
+  options.max_readahead_pages = UINT32_MAX;
+  EXPECT_NO_THROW(PageCacheModel cache(options));
+}
+
+// ---------------------------------------------------------------------------
+// Memory.
+
+// Fills a model of 4064 pages (the online ghost's size) with random and
+// sequential reads over 4 times as many pages in 64 files; returns its
+// heap bytes per page of capacity.
+double BytesPerPage(PageCacheOptions options) {
+  constexpr uint64_t kPages = 4064;
+  options.capacity_bytes = kPages * kPageSize;
+  PageCacheModel cache(options);
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 100000; ++i) {
+    const uint64_t page = rng() % (4 * kPages);
+    cache.AccessPages(page % 64, i % 2 == 0 ? page / 64 : i / 128 % 64, 1);
+  }
+  EXPECT_EQ(ResidentPages(cache), kPages);
+  return static_cast<double>(cache.MemoryUsage()) / kPages;
+}
+
+TEST(PageCacheModelTest, MemoryStaysNearTheCapacitysNeed) {
+  // Per page of capacity: a 16-byte slot, a 16-byte ring entry and two
+  // 16-byte buckets at 1/2 load (64 B), or 3/4 when sampled (42.7 B);
+  // plus 64 files' state.
+  PageCacheOptions options = Options(0, /*readahead=*/true);
+  EXPECT_LE(BytesPerPage(options), 96 + 2);
+  const Sampler sample({0.5, 1, 4096});
+  options.sample = &sample;
+  EXPECT_LE(BytesPerPage(options), 75 + 2);
+  options.refault_activation = false;  // no shadows
+  EXPECT_LE(BytesPerPage(options), 38 + 2);
+}
+
+TEST(PageCacheModelTest, LargeCapacityAllocatesOnlyWhatItHolds) {
+  // The offline simulators build models of many GiB for short traces.
+  PageCacheModel cache(Options(uint64_t{1} << 28));  // 1 TiB
+  EXPECT_LE(cache.MemoryUsage(), 32u << 10);
+  for (uint64_t page = 0; page < 10000; ++page) ReadPage(cache, page);
+  EXPECT_LE(cache.MemoryUsage(), 10000u * 80);
+}
+
+// ---------------------------------------------------------------------------
+// Recorded results.
+
+// A long mix of every mutating call: random one-page reads, sequential
+// streams, multi-page reads, block reads, inserts, drops, DropFile (with
+// file ids reused afterwards) and SetCapacity (shrinking, growing past the
+// first size, down to 0 and back). Every result and list size is folded
+// into a running hash; returns the hash after every `every` calls.
+std::vector<uint64_t> RunMix(PageCacheOptions options, uint64_t seed,
+                             int calls, int every) {
+  std::mt19937_64 rng(seed);
+  const uint64_t base = options.capacity_bytes / kPageSize;
+  PageCacheModel cache(options);
+  uint64_t hash = seed;
+  auto fold = [&](uint64_t value) { hash = Mix64(hash ^ value); };
+  uint64_t files[6] = {1, 2, 3, 4, 5, 6};
+  uint64_t next[6] = {};
+  std::vector<uint64_t> checkpoints;
+  for (int i = 1; i <= calls; ++i) {
+    const int f = static_cast<int>(rng() % 6);
+    const uint64_t span = 3 * base;
+    const int op = static_cast<int>(rng() % 100);
+    if (op < 40) {  // random one-page read
+      const PageAccessResult r = cache.AccessPages(files[f], rng() % span, 1);
+      fold(r.hit_pages + 10 * r.missed_pages + 100 * r.readahead_pages);
+    } else if (op < 70) {  // a sequential stream, 1-3 pages a read
+      const uint32_t count = 1 + static_cast<uint32_t>(rng() % 3);
+      const PageAccessResult r = cache.AccessPages(files[f], next[f], count);
+      next[f] = (next[f] + count) % span;
+      fold(r.hit_pages + 10 * r.missed_pages + 100 * r.readahead_pages);
+    } else if (op < 80) {  // a larger read anywhere
+      const PageAccessResult r = cache.AccessPages(
+          files[f], rng() % span, 1 + static_cast<uint32_t>(rng() % 70));
+      fold(r.hit_pages + 10 * r.missed_pages + 100 * r.readahead_pages);
+    } else if (op < 90) {  // a block read, maybe straddling pages
+      const Block block{files[f], rng() % (span * kPageSize),
+                        1 + static_cast<uint32_t>(rng() % 9000), 0};
+      fold(cache.Read(block));
+    } else if (op < 94) {
+      cache.Insert(Block{files[f], rng() % (span * kPageSize),
+                         1 + static_cast<uint32_t>(rng() % 9000), 0});
+    } else if (op < 97) {
+      cache.Drop(Block{files[f], rng() % (span * kPageSize),
+                       1 + static_cast<uint32_t>(rng() % 9000), 0});
+    } else if (op < 98) {
+      cache.DropFile(files[f]);
+      if (rng() % 2 == 0) files[f] += 6;  // a new file in its place
+      next[f] = 0;
+    } else {
+      const uint64_t sizes[] = {0, base / 4, base / 2, base, base + 1,
+                                2 * base, 3 * base + 7};
+      cache.SetCapacity(sizes[rng() % 7] * kPageSize);
+    }
+    fold(cache.active_pages());
+    fold(cache.inactive_pages());
+    if (i % every == 0) {
+      for (const uint64_t file : files) {
+        for (uint64_t page = 0; page < span; ++page) {
+          fold(cache.Contains(file, page));
+        }
+      }
+      checkpoints.push_back(hash);
+    }
+  }
+  return checkpoints;
+}
+
+// RunMix's checkpoints as the list-based model (commit 33449b8, one slot
+// per shadow on a shadow list) produced them: the slot layout, shadow ring
+// and index sizing must change no result. If a change to the model's
+// behaviour is intended, record them anew from the changed model.
+TEST(PageCacheModelTest, MatchesTheRecordedResultsOfTheListBasedModel) {
+  const Sampler sample({0.5, 1, 4096});
+  struct Case {
+    const char* name;
+    PageCacheOptions options;
+    uint64_t seed;
+    std::vector<uint64_t> expected;
+  };
+  std::vector<Case> cases;
+  PageCacheOptions options = Options(200, /*readahead=*/true);
+  cases.push_back({"linux", options, 1,
+      {0x1a1719521f0e50e1, 0x1004a5b394396f6e, 0x222289f044f8b06b,
+       0x237da8adcccb738f, 0x88ed3f0d37579e4c, 0x17d1482944bf289a,
+       0xc08d9d7a5d7dd893, 0xb958dc63a5566cd4, 0x39a591065d91c0dd,
+       0x639077c0bbc4ccdc}});
+  options = Options(300, /*readahead=*/true);
+  options.max_readahead_pages = 8;
+  options.balance_scale = 4096;
+  cases.push_back({"small windows, scaled", options, 2,
+      {0x08f850d274041c63, 0x9974c749f4936077, 0x3b43bec680162cd4,
+       0x39a89266eb96f163, 0x0088d84420ed1f82, 0x364794b84ffdea0b,
+       0x17cf88f756aca687, 0x67b8e2517ee5f136, 0x441b23c4cfd884c5,
+       0x96b5c01c977932df}});
+  options = Options(150);
+  options.refault_activation = false;
+  cases.push_back({"no refaults", options, 3,
+      {0x346ea2c97145b39f, 0x6d7865bd6efa71af, 0x28aaca09448c1c9d,
+       0x3083f5c08e6ddd1c, 0x0fd1aced1a7fe725, 0xd81950125c7589c5,
+       0xb4a6752b0832698a, 0x19f3c54e75a1a351, 0xb65ccaa70ad31480,
+       0xdd54b534eb8990d0}});
+  options = Options(100);
+  options.two_queue = false;
+  cases.push_back({"lru", options, 4,
+      {0x2d4cf314faa8faec, 0x1fe0e0a3c9cd896c, 0x3c309e82ac1c7492,
+       0x778341e025ab129e, 0x56a95a7471aec203, 0x46aab1187545134b,
+       0x3992849129e6d7db, 0xe62bb75734ceecbb, 0xbcacc6b4fba48ab2,
+       0x66f48e4432f13f17}});
+  options = Options(128, /*readahead=*/true);
+  options.sample = &sample;
+  cases.push_back({"sampled", options, 5,
+      {0x6ba77750b6dbd88b, 0x3ce574cf457ef5ef, 0x6f6237b45f7d99c5,
+       0x651fda8febbc137b, 0xf469df3e3b1d2f7d, 0x0e983ad0215f03ea,
+       0x768e33f3b92c9fc2, 0xebdd2e97a5d7bfab, 0xfe36ec2868ea9fd5,
+       0x8f1e2a00875d9af8}});
+  for (const Case& c : cases) {
+    const std::vector<uint64_t> got = RunMix(c.options, c.seed, 20000, 2000);
+    ASSERT_EQ(got.size(), c.expected.size()) << c.name;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i], c.expected[i])
+          << c.name << ": first difference by call " << (i + 1) * 2000;
+    }
+  }
 }
 
 }  // namespace

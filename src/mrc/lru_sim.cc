@@ -28,7 +28,7 @@ class LruSim::Rep {
   bool Access(uint64_t key, uint64_t size) {
     const uint64_t hash = Mix64(key);
     const uint64_t charge = count_objects_ ? 1 : size;
-    const SlotIndex::Bucket* bucket = index_.Find(hash, NodeHash{nodes_});
+    const auto* bucket = index_.Find(hash, NodeHash{nodes_});
     const bool hit = bucket != nullptr;
     if (hit) {
       Node& node = nodes_[bucket->slot];
@@ -61,7 +61,7 @@ class LruSim::Rep {
     uint32_t next = kNone;
   };
 
-  // The full hash of a node, for SlotIndex::Find.
+  // The full hash of a node, for PowerOfTwoSlotIndex::Find.
   struct NodeHash {
     const std::vector<Node>& nodes;
     uint64_t operator()(uint32_t slot) const { return nodes[slot].hash; }
@@ -107,7 +107,7 @@ class LruSim::Rep {
   const uint64_t capacity_;
   const bool count_objects_;
   std::vector<Node> nodes_;
-  SlotIndex index_;
+  PowerOfTwoSlotIndex index_;
   uint32_t free_ = kNone;
   uint64_t charged_ = 0;
 };
