@@ -60,6 +60,7 @@
 #include "symbiosis/ghost_lru.h"
 #include "symbiosis/layout.h"
 #include "symbiosis/page_cache_model.h"
+#include "online/ghost_sim.h"
 #include "symbiosis/replay.h"
 #include "symbiosis/sampler.h"
 #include "symbiosis/two_level_study.h"
@@ -491,7 +492,7 @@ int MemoryPart(const Flags& flags) {
   };
   std::vector<uint64_t> candidates;
   for (const CandidateStats& c : round.candidates) candidates.push_back(c.ma_bytes);
-  GhostLru app(scaled(memory));
+  GhostLru app(scaled(memory), GhostLru::Options{.headroom = GhostSim::kAppGhostHeadroom});
   PageCacheOptions page;
   page.capacity_bytes = scaled(memory - candidates.front());
   page.max_readahead_pages = cfg.max_readahead_pages;
@@ -525,15 +526,15 @@ int MemoryPart(const Flags& flags) {
               static_cast<unsigned long long>(sampled),
               static_cast<unsigned long long>(round.end_access - round.start_access),
               static_cast<unsigned long long>(page.capacity_bytes));
-  std::printf("  %-52s %10s %7s\n", "part", "bytes", "share");
+  std::printf("  %-58s %10s %7s\n", "part", "bytes", "share");
   auto row = [&](const char* what, uint64_t bytes) {
-    std::printf("  %-52s %10llu %6.1f%%\n", what, static_cast<unsigned long long>(bytes),
+    std::printf("  %-58s %10llu %6.1f%%\n", what, static_cast<unsigned long long>(bytes),
                 100.0 * bytes / total);
   };
   char text[128];
   std::snprintf(text, sizeof text, "application ghost (GhostLru, %zu entries)", app.entries());
   row(text, app.MemoryUsage());
-  std::snprintf(text, sizeof text, "kernel ghost (PageCacheModel, %llu+%llu pages)",
+  std::snprintf(text, sizeof text, "kernel ghost (PageCacheModel, %llu pages + %llu shadows)",
                 static_cast<unsigned long long>(kernel.used_bytes() / kPageSize),
                 static_cast<unsigned long long>(kernel.shadow_entries()));
   row(text, kernel.MemoryUsage());

@@ -22,7 +22,7 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates) {
   app_misses_.assign(candidates.size(), 0);
   stages_.assign(candidates.size(), StageCounts{});
   app_ = std::make_unique<GhostLru>(Scaled(options_.memory_bytes),
-                                    GhostLru::Options{.headroom = 1.25});
+                                    GhostLru::Options{.headroom = kAppGhostHeadroom});
   PageCacheOptions page;
   page.capacity_bytes = Scaled(options_.memory_bytes - candidates.front());
   page.max_readahead_pages = options_.max_readahead_pages;
