@@ -54,6 +54,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -464,6 +465,11 @@ int RunBody(const RunConfig& c) {
     }
   };
 
+  // Kernel budget: what the cgroup holds, to compare the real page cache
+  // with the M - M_a the Controller assumes.
+  std::optional<symbiosis::MemoryCgroup> cgroup;
+  if (c.budget == sl::Budget::kKernel) cgroup = symbiosis::DetectMemoryCgroup();
+
   const auto begin = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
   for (int t = 0; t < c.threads; ++t) threads.emplace_back(reader, t);
@@ -490,6 +496,8 @@ int RunBody(const RunConfig& c) {
     for (int b = 0; b < Histogram::kBuckets; ++b) delta[b] = counts[b] - prev_counts[b];
     const Window w = Summarize(delta, sum - prev_sum);
     const sl::Stats stats = db->GetStats();
+    const symbiosis::CgroupMemoryUsage usage =
+        cgroup ? symbiosis::ReadMemoryUsage(*cgroup) : symbiosis::CgroupMemoryUsage{};
     const uint64_t lookups = stats.lookups - prev_stats.lookups;
     const uint64_t reads = stats.reads - prev_stats.reads;
     const double hit_app = lookups ? double(stats.app_hits - prev_stats.app_hits) / lookups : 0;
@@ -508,7 +516,8 @@ int RunBody(const RunConfig& c) {
         "{\"type\": \"interval\", \"t\": %.3f, \"ops\": %llu, \"throughput_ops\": %.1f, "
         "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
         "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ma_bytes\": %llu, \"state\": %s, "
-        "\"phase\": %zu, \"warm\": %s, \"rounds\": [%s]}\n",
+        "\"phase\": %zu, \"warm\": %s, \"app_usage_bytes\": %llu, \"cgroup_file_bytes\": %llu, "
+        "\"cgroup_anon_bytes\": %llu, \"rounds\": [%s]}\n",
         elapsed, static_cast<unsigned long long>(w.ops), w.ops / c.interval_s, w.mean_us,
         w.p50_us, w.p95_us, w.p99_us, hit_app, hit_kernel,
         static_cast<unsigned long long>(stats.app_capacity_bytes),
@@ -516,7 +525,9 @@ int RunBody(const RunConfig& c) {
                                     : "static")
             .c_str(),
         phase_of(issued.load() == 0 ? 0 : std::min(issued.load(), total_ops) - 1),
-        warm ? "true" : "false", events.c_str());
+        warm ? "true" : "false", static_cast<unsigned long long>(stats.app_usage_bytes),
+        static_cast<unsigned long long>(usage.file), static_cast<unsigned long long>(usage.anon),
+        events.c_str());
     std::fflush(stdout);
     if (c.progress) {
       std::fprintf(stderr, "\r%-15s t=%6.1fs  %9.0f ops/s  mean %7.1f us  p99 %8.1f us  M_a %6.0f MiB  %s   ",

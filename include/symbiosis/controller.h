@@ -180,6 +180,7 @@ struct RoundStats {
 struct ControllerStats {
   ControllerState state = ControllerState::kStable;
   uint64_t memory_bytes = 0;      // M
+  double sample_rate = 0;         // R
   uint64_t app_bytes = 0;         // M_a applied now
   uint64_t target_app_bytes = 0;  // M_a being moved to
   uint64_t accesses = 0;          // application-cache accesses seen
@@ -195,6 +196,7 @@ struct ControllerStats {
   uint64_t ghost_memory_bytes = 0;  // now; 0 outside rounds
   uint64_t peak_ghost_memory_bytes = 0;
   uint64_t ignored_events = 0;  // bad events dropped (zero sizes, ...)
+  int64_t kernel_cache_offset_bytes = 0;  // see SetKernelCacheOffset
 };
 
 std::string ToJson(const ControllerStats& stats);
@@ -223,6 +225,13 @@ class Controller {
   // cache drops them); its blocks age out of the application ghost, as
   // they do out of the engine's block cache.
   void RecordFileDeleted(uint64_t file_id);
+
+  // Where the budget is the kernel's, the page cache holds not M - M_a but
+  // M - M_a + `bytes`: the reserve kept out of M, less the engine's memory
+  // outside its cache (heap, memtables, allocator fragmentation), which
+  // the caller measures (e.g. cgroup usage - file - block cache usage).
+  // The kernel ghost is sized so from the next candidate on. Default 0.
+  void SetKernelCacheOffset(int64_t bytes);
 
   ControllerStats Stats() const;
   uint64_t memory_bytes() const;

@@ -66,6 +66,16 @@ struct Options {
   // Kernel budget: model the read-ahead of the device under the DB path
   // (its read_ahead_kb) instead of controller.max_readahead_pages.
   bool detect_readahead = true;
+  // Raise controller.sample_rate, by powers of two, until the table files
+  // present at Open hold at least this many sampled groups (of
+  // controller.group_blocks * block_disk_bytes bytes each); 0: keep it.
+  // At R = 1/64 a DB of a few hundred MiB has a few dozen sampled groups,
+  // too few for a skewed workload's hot spot (bench/leveldb.md).
+  uint32_t min_sampled_groups = 256;
+  // Kernel budget with M from the cgroup: measure every second how much
+  // the page cache really holds beyond M - M_a (the reserve less the
+  // engine's other memory) and size the kernel ghost accordingly.
+  bool track_page_cache_room = true;
 
   // Emulated budget only.
   uint64_t device_latency_ns = 0;   // injected per read that misses

@@ -137,6 +137,7 @@ std::string ToJson(const ControllerStats& s) {
   std::string j = "{";
   j += "\"state\": " + JsonString(ControllerStateName(s.state));
   j += ", \"memory_bytes\": " + std::to_string(s.memory_bytes);
+  j += ", \"sample_rate\": " + JsonNumber(s.sample_rate);
   j += ", \"app_bytes\": " + std::to_string(s.app_bytes);
   j += ", \"target_app_bytes\": " + std::to_string(s.target_app_bytes);
   j += ", \"accesses\": " + std::to_string(s.accesses);
@@ -151,6 +152,7 @@ std::string ToJson(const ControllerStats& s) {
   j += ", \"ghost_memory_bytes\": " + std::to_string(s.ghost_memory_bytes);
   j += ", \"peak_ghost_memory_bytes\": " + std::to_string(s.peak_ghost_memory_bytes);
   j += ", \"ignored_events\": " + std::to_string(s.ignored_events);
+  j += ", \"kernel_cache_offset_bytes\": " + std::to_string(s.kernel_cache_offset_bytes);
   j += ", \"rounds\": [";
   for (size_t r = 0; r < s.rounds.size(); r++) {
     const RoundStats& round = s.rounds[r];
@@ -184,8 +186,8 @@ std::string ToJson(const ControllerStats& s) {
   return j;
 }
 
-// Invariants: tracker_, sim_, peak_ghost_memory_ and decided_bytes_ are
-// guarded by mu_. deadline_ and simulating_ mirror the Tracker after each
+// Invariants: tracker_, sim_, peak_ghost_memory_, kernel_offset_ and
+// decided_bytes_ are guarded by mu_. deadline_ and simulating_ mirror the Tracker after each
 // Advance, so the hot path reads them without the lock; a stale value
 // delays work by at most one clock chunk. Every M_a change bumps
 // decided_seq_; the Resizer has been told the latest one once
@@ -244,6 +246,12 @@ class Controller::Rep {
     sim_.DropFile(file_id);
   }
 
+  void SetKernelCacheOffset(int64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sim_.SetKernelOffset(bytes);
+    kernel_offset_ = bytes;
+  }
+
   ControllerStats Stats() const {
     std::lock_guard<std::mutex> lock(mu_);
     ControllerStats s = tracker_.Stats();
@@ -251,6 +259,8 @@ class Controller::Rep {
     s.ghost_memory_bytes = sim_.MemoryUsage();
     s.peak_ghost_memory_bytes = peak_ghost_memory_;
     s.ignored_events = ignored_.load(std::memory_order_relaxed);
+    s.sample_rate = config_.sample_rate;
+    s.kernel_cache_offset_bytes = kernel_offset_;
     return s;
   }
 
@@ -365,6 +375,7 @@ class Controller::Rep {
   GhostSim sim_;
   Tracker tracker_;
   uint64_t peak_ghost_memory_ = 0;
+  int64_t kernel_offset_ = 0;
   uint64_t decided_bytes_ = 0;
   std::atomic<uint64_t> decided_seq_{0};
 
@@ -390,6 +401,7 @@ void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t servic
   rep_->RecordRead(block, kernel_hit, service_ns);
 }
 void Controller::RecordFileDeleted(uint64_t file_id) { rep_->RecordFileDeleted(file_id); }
+void Controller::SetKernelCacheOffset(int64_t bytes) { rep_->SetKernelCacheOffset(bytes); }
 ControllerStats Controller::Stats() const { return rep_->Stats(); }
 uint64_t Controller::memory_bytes() const { return rep_->memory_bytes(); }
 const ControllerConfig& Controller::config() const { return rep_->config(); }

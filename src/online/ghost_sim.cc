@@ -18,13 +18,14 @@ uint64_t GhostSim::Scaled(uint64_t bytes) const {
 
 void GhostSim::Begin(const std::vector<uint64_t>& candidates) {
   End();
+  candidates_ = candidates;
   for (const uint64_t ma : candidates) app_limit_.push_back(Scaled(ma));
   app_misses_.assign(candidates.size(), 0);
   stages_.assign(candidates.size(), StageCounts{});
   app_ = std::make_unique<GhostLru>(Scaled(options_.memory_bytes),
                                     GhostLru::Options{.headroom = kAppGhostHeadroom});
   PageCacheOptions page;
-  page.capacity_bytes = Scaled(options_.memory_bytes - candidates.front());
+  page.capacity_bytes = ScaledKernelBytes(candidates.front());
   page.max_readahead_pages = options_.max_readahead_pages;
   page.balance_scale = sampler_->scale();
   page.sample = sampler_->rate() < 1 ? sampler_ : nullptr;
@@ -37,9 +38,13 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
   if (!active()) return;
   stage_ = stage;
   measuring_ = measuring;
-  const uint64_t scaled_ma = app_limit_[stage];
-  const uint64_t scaled_m = Scaled(options_.memory_bytes);
-  kernel_->SetCapacity(scaled_m > scaled_ma ? scaled_m - scaled_ma : 0);
+  kernel_->SetCapacity(ScaledKernelBytes(candidates_[stage]));
+}
+
+uint64_t GhostSim::ScaledKernelBytes(uint64_t ma_bytes) const {
+  const int64_t bytes = static_cast<int64_t>(options_.memory_bytes) -
+                        static_cast<int64_t>(ma_bytes) + kernel_offset_;
+  return bytes > 0 ? Scaled(static_cast<uint64_t>(bytes)) : 0;
 }
 
 bool GhostSim::CheckWarm() {
@@ -70,6 +75,7 @@ CandidateCounts GhostSim::Counts(size_t stage) const {
 }
 
 void GhostSim::End() {
+  candidates_.clear();
   app_limit_.clear();
   app_misses_.clear();
   stages_.clear();

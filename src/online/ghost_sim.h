@@ -73,6 +73,11 @@ class GhostSim final : public RoundSimulator {
   // a per-file key index would cost more than the ghost itself.
   void DropFile(uint64_t file_id);
 
+  // The kernel cache really holds M - M_a + `bytes` (see
+  // Controller::SetKernelCacheOffset); the kernel ghost is sized so from
+  // the next stage on.
+  void SetKernelOffset(int64_t bytes) { kernel_offset_ = bytes; }
+
   bool active() const { return app_ != nullptr; }
 
  private:
@@ -83,11 +88,15 @@ class GhostSim final : public RoundSimulator {
   };
 
   uint64_t Scaled(uint64_t bytes) const;
+  // R * (M - M_a + kernel_offset_), at least 0.
+  uint64_t ScaledKernelBytes(uint64_t ma_bytes) const;
 
   const GhostSimOptions options_;
   const Sampler* const sampler_;
+  int64_t kernel_offset_ = 0;
 
   // Round state; empty between rounds.
+  std::vector<uint64_t> candidates_;  // M_a[i]
   std::vector<uint64_t> app_limit_;  // R * M_a[i]: hit iff distance <= it
   std::vector<uint64_t> app_misses_;  // per candidate, over measured accesses
   std::vector<StageCounts> stages_;

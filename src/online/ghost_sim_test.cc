@@ -94,6 +94,33 @@ TEST(GhostSimTest, WarmupIsNotCountedAndTheKernelGhostShrinksWithMa) {
   EXPECT_EQ(c.kernel_misses, c.kernel_reads);
 }
 
+// The kernel cache holds M - M_a + offset: with a 2 MiB offset, M_a = M
+// is modelled as a 2 MiB kernel cache (as the same ghost at M + 2 MiB),
+// and a negative offset as large as M - M_a leaves none.
+TEST(GhostSimTest, KernelOffsetResizesTheKernelGhost) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  const std::vector<uint64_t> trace = SkewedOrdinals(20'000, 6000, 4);
+  auto kernel_misses = [&](uint64_t memory, int64_t offset, std::vector<uint64_t> candidates) {
+    GhostSim sim(GhostSimOptions{memory, KernelModelKind::kLinux, 32}, &all);
+    sim.SetKernelOffset(offset);
+    sim.Begin(candidates);
+    sim.SetStage(candidates.size() - 1, true);
+    for (const uint64_t o : trace) sim.Access(MakeBlock(o));
+    const CandidateCounts c = sim.Counts(candidates.size() - 1);
+    EXPECT_GT(c.kernel_reads, 0u);
+    return std::pair(c.kernel_misses, c.kernel_reads);
+  };
+  const auto none = kernel_misses(m, 0, {0, m});
+  EXPECT_EQ(none.first, none.second);  // no kernel cache at M_a = M
+  const auto offset = kernel_misses(m, 2 * kMiB, {0, m});
+  const auto larger = kernel_misses(m + 2 * kMiB, 0, {0, m});
+  EXPECT_LT(offset.first, offset.second);
+  EXPECT_EQ(offset, larger);
+  const auto negative = kernel_misses(m, -4 * int64_t{kMiB}, {0, 4 * kMiB});
+  EXPECT_EQ(negative.first, negative.second);
+}
+
 TEST(GhostSimTest, SampledRoundScalesCapacitiesByTheRate) {
   // At R = 1/8 the ghost holds M / 8; its miss ratio per sampled access
   // approximates the full one for a uniform workload.

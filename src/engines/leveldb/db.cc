@@ -1,11 +1,13 @@
 #include <leveldb/env.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "budget/page_cache_room.h"
 #include "engines/leveldb/adapter.h"
 #include "engines/leveldb/resizable_cache.h"
 #include "engines/leveldb/table_env.h"
@@ -78,9 +80,33 @@ class DbImpl final : public Db {
   std::unique_ptr<ResizableCache> cache_;
   std::unique_ptr<CacheResizer> resizer_;
   std::unique_ptr<Controller> controller_;
+  std::unique_ptr<PageCacheRoomMonitor> room_;
   std::unique_ptr<TableEnv> env_;
   std::unique_ptr<::leveldb::DB> db_;
 };
+
+// Bytes of table files (*.ldb, *.sst) under `path`; 0 if it does not exist.
+uint64_t TableBytes(const std::string& path) {
+  std::error_code error;
+  uint64_t bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".ldb" && ext != ".sst") continue;
+    const uintmax_t size = entry.file_size(error);
+    if (!error) bytes += size;
+  }
+  return bytes;
+}
+
+// The smallest R = configured * 2^k (at most 1) that samples `min_groups`
+// groups of the table files' bytes.
+double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint32_t min_groups) {
+  const double group_bytes = double(config.group_blocks) * config.block_disk_bytes;
+  const double groups = table_bytes / group_bytes;
+  double rate = config.sample_rate;
+  while (rate < 1 && groups * rate < min_groups) rate = std::min(1.0, rate * 2);
+  return rate;
+}
 
 ::leveldb::Status DbImpl::Init(const std::string& path, uint64_t memory) {
   memory_ = memory;
@@ -102,6 +128,9 @@ class DbImpl final : public Db {
     ControllerConfig config = options_.controller;
     config.memory_bytes = memory;
     config.second_tier_owned = emulated;
+    if (options_.min_sampled_groups > 0) {
+      config.sample_rate = SampleRateFor(config, TableBytes(path), options_.min_sampled_groups);
+    }
     if (emulated) {
       config.max_readahead_pages = options_.emulated_max_readahead_pages;
     } else if (options_.detect_readahead) {
@@ -114,6 +143,12 @@ class DbImpl final : public Db {
     resizer_ = std::make_unique<CacheResizer>(cache_.get(), emulated_.get());
     controller_ = std::make_unique<Controller>(config, resizer_.get());
     adapter_->SetController(controller_.get());
+    if (!emulated && options_.memory_bytes == 0 && options_.track_page_cache_room) {
+      const ResizableCache* cache = cache_.get();
+      room_ = std::make_unique<PageCacheRoomMonitor>(
+          DetectMemoryCgroup(), memory, [cache] { return cache->TotalCharge(); },
+          controller_.get(), std::chrono::seconds(1));
+    }
   }
   ::leveldb::Env* base = options_.engine.env != nullptr ? options_.engine.env
                                                         : ::leveldb::Env::Default();
