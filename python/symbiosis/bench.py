@@ -160,8 +160,8 @@ def cmd_bench_leveldb(args) -> int:
                 data = int(args.data_size * args.scale)
             else:
                 data = 2 * memory
-            phases = args.phases.replace("{M}", f"{memory}B").replace(
-                "{2M}", f"{2 * memory}B") if args.phases else None
+            phases = args.phases.replace("{M}", _size_text(memory)).replace(
+                "{2M}", _size_text(2 * memory)) if args.phases else None
             db = ensure_db(args.db_dir, data, args.value_size, args.alpha, log)
             one = dict(driver_args)
             if phases:
@@ -189,6 +189,14 @@ def cmd_bench_leveldb(args) -> int:
         if not args.quiet:
             print(f"plot written to {args.plot}")
     return 0
+
+
+def _size_text(n: int) -> str:
+    """A size for a phase spec that people can read: 256MiB, not 268435456B."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
+        if n % size == 0:
+            return f"{n // size}{unit}"
+    return f"{n}B"
 
 
 def make_output(cells: List[dict], memory: int, args) -> dict:
