@@ -129,6 +129,53 @@ def format_table(results: Dict[str, dict]) -> str:
                                for i, (cell, w) in enumerate(zip(row, widths))) for row in rows)
 
 
+def grid_verdicts(cells: List[dict]) -> List[dict]:
+    """Symbiosis against the static configurations of each cell: the better
+    of static-default and static-max, the best static configuration run (the
+    oracle when the sweep ran) and the worse baseline. Cells without
+    symbiosis or without both baselines are left out."""
+    out = []
+    for cell in cells:
+        tput = {name: r["summary"]["throughput_ops"] for name, r in cell["results"].items()}
+        if "symbiosis" not in tput or "static-default" not in tput or "static-max" not in tput:
+            continue
+        statics = {n: t for n, t in tput.items() if n.startswith("static-")}
+        oracle = max(statics, key=lambda n: statics[n])
+        better = max(tput["static-default"], tput["static-max"])
+        worse = min(tput["static-default"], tput["static-max"])
+        sym = tput["symbiosis"]
+        out.append({"workload": cell["workload"], "ratio": cell["ratio"],
+                    "symbiosis_ops": sym,
+                    "symbiosis_ma_bytes": cell["results"]["symbiosis"]["summary"]["final_ma_bytes"],
+                    "vs_better_baseline": sym / better if better else 0.0,
+                    "vs_worse_baseline": sym / worse if worse else 0.0,
+                    "oracle": oracle, "vs_oracle": sym / statics[oracle] if statics[oracle] else 0.0})
+    return out
+
+
+def format_verdicts(verdicts: List[dict]) -> str:
+    """The grid's verdict table and its summary lines."""
+    rows = [("workload", "M/D_u", "Symbiosis M_a", "ops/s", "/better base", "/oracle", "oracle",
+             "/worse base")]
+    for v in verdicts:
+        rows.append((v["workload"], f"{v['ratio']:.2f}", f"{v['symbiosis_ma_bytes'] / MIB:.0f} MiB",
+                     f"{v['symbiosis_ops']:.0f}", f"{v['vs_better_baseline']:.2f}x",
+                     f"{v['vs_oracle']:.2f}x", v["oracle"], f"{v['vs_worse_baseline']:.2f}x"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+             for row in rows]
+    n = len(verdicts)
+    if n:
+        base_ok = sum(v["vs_better_baseline"] >= 0.95 for v in verdicts)
+        oracle_ok = sum(v["vs_oracle"] >= 0.95 for v in verdicts)
+        gain = sum(v["vs_worse_baseline"] for v in verdicts) / n
+        top = max(v["vs_worse_baseline"] for v in verdicts)
+        lines.append(f">= 0.95x the better baseline in {base_ok}/{n} cells; >= 0.95x the best "
+                     f"static run in {oracle_ok}/{n}; mean gain over the worse baseline "
+                     f"{gain:.2f}x (up to {top:.2f}x)")
+    return "\n".join(lines)
+
+
 def cmd_bench_leveldb(args) -> int:
     """`symbiosis bench leveldb`."""
     log: Callable[[str], None] = (lambda m: None) if args.quiet else (
@@ -177,6 +224,12 @@ def cmd_bench_leveldb(args) -> int:
                 print(f"\n{phases or workload}, M/D_u = {memory / data:.2f}")
                 print(format_table(results))
     output = make_output(cells, memory, args)
+    verdicts = grid_verdicts(cells)
+    if verdicts:
+        output["verdicts"] = verdicts
+        if not args.quiet and len(cells) > 1:
+            print("\nSymbiosis against the static configurations (throughput ratios):")
+            print(format_verdicts(verdicts))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(output, f, indent=1)

@@ -62,3 +62,30 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     assert proc.returncode == 2, proc.stderr
     lines = [l for l in proc.stderr.splitlines() if "error" in l]
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def _cell(workload, ratio, tputs, ma=8 << 20):
+    return {"workload": workload, "ratio": ratio,
+            "results": {n: {"summary": {"throughput_ops": t, "final_ma_bytes": ma}}
+                        for n, t in tputs.items()}}
+
+
+def test_grid_verdicts_compare_with_baselines_and_the_oracle():
+    from symbiosis.bench import format_verdicts, grid_verdicts
+    cells = [
+        _cell("uniform", 0.2, {"static-default": 100, "static-max": 200, "static-4": 300,
+                               "symbiosis": 290}),
+        _cell("zipfian", 1.0, {"static-default": 400, "static-max": 100, "symbiosis": 360}),
+        _cell("no-symbiosis", 1.0, {"static-default": 1, "static-max": 2}),
+    ]
+    v = grid_verdicts(cells)
+    assert [x["workload"] for x in v] == ["uniform", "zipfian"]
+    assert v[0]["oracle"] == "static-4"
+    assert v[0]["vs_better_baseline"] == pytest.approx(1.45)
+    assert v[0]["vs_oracle"] == pytest.approx(290 / 300)
+    assert v[1]["vs_better_baseline"] == pytest.approx(0.9)
+    assert v[1]["vs_worse_baseline"] == pytest.approx(3.6)
+    text = format_verdicts(v)
+    assert "better baseline in 1/2 cells" in text
+    assert "best static run in 1/2" in text
+    assert "mean gain over the worse baseline 3.25x (up to 3.60x)" in text
