@@ -68,7 +68,8 @@ struct Options {
   bool detect_readahead = true;
   // Raise controller.sample_rate, by powers of two, until the table files
   // present at Open hold at least this many sampled groups (of
-  // controller.group_blocks * block_disk_bytes bytes each); 0: keep it.
+  // controller.group_blocks * block_disk_bytes bytes each); 0, or a DB
+  // without table files yet: keep it.
   // At R = 1/64 a DB of a few hundred MiB has a few dozen sampled groups,
   // too few for a skewed workload's hot spot (bench/leveldb.md).
   uint32_t min_sampled_groups = 256;

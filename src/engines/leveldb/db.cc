@@ -113,8 +113,10 @@ uint64_t TableBytes(const std::string& path) {
 }
 
 // The smallest R = configured * 2^k (at most 1) that samples `min_groups`
-// groups of the table files' bytes.
+// groups of the table files' bytes. A DB without tables yet keeps the
+// configured R: it will grow, and R = 1 would sample everything for good.
 double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint32_t min_groups) {
+  if (table_bytes == 0) return config.sample_rate;
   const double group_bytes = double(config.group_blocks) * config.block_disk_bytes;
   const double groups = table_bytes / group_bytes;
   double rate = config.sample_rate;

@@ -177,6 +177,24 @@ TEST(LevelDbOpenTest, StaticCapacityChangesApplyToBothTiers) {
   EXPECT_EQ(stats.second_tier_bytes, 16ull << 20);
 }
 
+// A new DB keeps R = 1/64; reopened with a few MiB of tables, 256 groups
+// of 128 KiB need every block sampled; min_sampled_groups = 0 keeps R.
+TEST(LevelDbOpenTest, RaisesTheSampleRateForSmallDbs) {
+  TempDir dir;
+  std::unique_ptr<Db> db;
+  Options options = SmallOptions(Budget::kEmulated, true);
+  ASSERT_TRUE(Open(options, dir.path("db"), &db).ok());
+  EXPECT_EQ(db->GetStats().controller.sample_rate, 1.0 / 64);
+  WriteHistory(db->db(), 6000);
+  db.reset();
+  ASSERT_TRUE(Open(options, dir.path("db"), &db).ok());
+  EXPECT_EQ(db->GetStats().controller.sample_rate, 1.0);
+  db.reset();
+  options.min_sampled_groups = 0;
+  ASSERT_TRUE(Open(options, dir.path("db"), &db).ok());
+  EXPECT_EQ(db->GetStats().controller.sample_rate, 1.0 / 64);
+}
+
 TEST(LevelDbOpenTest, RefusesBadBudgetsAndPathsWithOneLineErrors) {
   TempDir dir;
   std::unique_ptr<Db> db;
