@@ -15,11 +15,13 @@ int64_t PageCacheOffset(uint64_t limit, uint64_t memory, const CgroupMemoryUsage
 
 PageCacheRoomMonitor::PageCacheRoomMonitor(MemoryCgroup cgroup, uint64_t memory,
                                            std::function<uint64_t()> app_usage,
+                                           std::function<void()> release_free_memory,
                                            Controller* controller,
                                            std::chrono::milliseconds interval)
     : cgroup_(std::move(cgroup)),
       memory_(memory),
       app_usage_(std::move(app_usage)),
+      release_free_memory_(std::move(release_free_memory)),
       controller_(controller),
       interval_(interval),
       thread_([this] { Run(); }) {}
@@ -34,6 +36,7 @@ PageCacheRoomMonitor::~PageCacheRoomMonitor() {
 }
 
 void PageCacheRoomMonitor::Update() {
+  if (release_free_memory_) release_free_memory_();
   try {
     const std::optional<uint64_t> limit = ReadMemoryLimit(cgroup_);
     if (!limit) return;

@@ -38,10 +38,14 @@ int64_t PageCacheOffset(uint64_t limit, uint64_t memory, const CgroupMemoryUsage
 // gives it to the controller. Stops (and joins) on destruction.
 class PageCacheRoomMonitor {
  public:
-  // REQUIRES: `controller` outlives the monitor; `app_usage` is callable
-  // from another thread.
+  // `release_free_memory` (may be empty) runs before each measurement, so
+  // that memory the engine freed but its allocator kept is returned and
+  // not counted (e.g. malloc_trim).
+  // REQUIRES: `controller` outlives the monitor; `app_usage` and
+  // `release_free_memory` are callable from another thread.
   PageCacheRoomMonitor(MemoryCgroup cgroup, uint64_t memory, std::function<uint64_t()> app_usage,
-                       Controller* controller, std::chrono::milliseconds interval);
+                       std::function<void()> release_free_memory, Controller* controller,
+                       std::chrono::milliseconds interval);
   ~PageCacheRoomMonitor();
   PageCacheRoomMonitor(const PageCacheRoomMonitor&) = delete;
   PageCacheRoomMonitor& operator=(const PageCacheRoomMonitor&) = delete;
@@ -57,6 +61,7 @@ class PageCacheRoomMonitor {
   const MemoryCgroup cgroup_;
   const uint64_t memory_;
   const std::function<uint64_t()> app_usage_;
+  const std::function<void()> release_free_memory_;
   Controller* const controller_;
   const std::chrono::milliseconds interval_;
   mutable std::mutex mu_;

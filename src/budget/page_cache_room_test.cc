@@ -43,8 +43,8 @@ TEST(PageCacheRoomMonitorTest, AppliesMeasurementsOfThisProcessesCgroup) {
   ControllerConfig config;
   config.memory_bytes = 64 * kMiB;
   Controller controller(config, nullptr);
-  PageCacheRoomMonitor monitor(*cgroup, 64 * kMiB, [] { return uint64_t{0}; }, &controller,
-                               std::chrono::milliseconds(10));
+  PageCacheRoomMonitor monitor(*cgroup, 64 * kMiB, [] { return uint64_t{0}; }, nullptr,
+                               &controller, std::chrono::milliseconds(10));
   // Without a limit, ten intervals pass with nothing applied.
   for (int i = 0; i < (limit ? 500 : 10) && monitor.updates() < 2; i++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -186,8 +186,8 @@ std::string ToJson(const ControllerStats& s) {
   return j;
 }
 
-// Invariants: tracker_, sim_, peak_ghost_memory_, kernel_offset_ and
-// decided_bytes_ are guarded by mu_. deadline_ and simulating_ mirror the Tracker after each
+// Invariants: tracker_, sim_, peak_ghost_memory_ and decided_bytes_ are
+// guarded by mu_. deadline_ and simulating_ mirror the Tracker after each
 // Advance, so the hot path reads them without the lock; a stale value
 // delays work by at most one clock chunk. Every M_a change bumps
 // decided_seq_; the Resizer has been told the latest one once
@@ -249,7 +249,6 @@ class Controller::Rep {
   void SetKernelCacheOffset(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     sim_.SetKernelOffset(bytes);
-    kernel_offset_ = bytes;
   }
 
   ControllerStats Stats() const {
@@ -260,7 +259,7 @@ class Controller::Rep {
     s.peak_ghost_memory_bytes = peak_ghost_memory_;
     s.ignored_events = ignored_.load(std::memory_order_relaxed);
     s.sample_rate = config_.sample_rate;
-    s.kernel_cache_offset_bytes = kernel_offset_;
+    s.kernel_cache_offset_bytes = sim_.kernel_offset();
     return s;
   }
 
@@ -375,7 +374,6 @@ class Controller::Rep {
   GhostSim sim_;
   Tracker tracker_;
   uint64_t peak_ghost_memory_ = 0;
-  int64_t kernel_offset_ = 0;
   uint64_t decided_bytes_ = 0;
   std::atomic<uint64_t> decided_seq_{0};
 

@@ -77,6 +77,7 @@ class GhostSim final : public RoundSimulator {
   // Controller::SetKernelCacheOffset); the kernel ghost is sized so from
   // the next stage on.
   void SetKernelOffset(int64_t bytes) { kernel_offset_ = bytes; }
+  int64_t kernel_offset() const { return kernel_offset_; }
 
   bool active() const { return app_ != nullptr; }
 

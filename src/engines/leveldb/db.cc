@@ -22,30 +22,25 @@ namespace {
 
 std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-// Sets the block cache's capacity. After a shrink the freed blocks must go
-// back to the system, or the kernel budget's page cache never gets the
-// memory: glibc keeps freed heap memory mapped, and in the first demo runs
-// a block cache shrunk from 224 MiB to 8 MiB left the process at 230 MiB
-// resident and the page cache at half its hit ratio. malloc_trim returns
-// the free pages of every arena.
-void ResizeBlockCache(ResizableCache* cache, uint64_t bytes) {
-  const bool shrink = bytes < cache->capacity();
-  cache->SetCapacity(bytes);
-  if (shrink) malloc_trim(0);
-}
-
-// The block cache's usage for PageCacheRoomMonitor, after returning free
-// heap pages to the system. One trim after a shrink is not enough: the
+// Returns free heap pages to the system (every arena's), or the kernel
+// budget's page cache never gets the memory: glibc keeps freed heap memory
+// mapped. In the first demo runs a block cache shrunk from 224 MiB to
+// 8 MiB left the process at 230 MiB resident and the page cache at half
+// its hit ratio, so it runs after every shrink. Once is not enough: the
 // blocks still cached sit scattered over the heap the larger cache used,
 // and the churn that follows allocates into (and touches again) the holes
 // between them. In the demo (M = 256 MiB, the cache shrunk from 128 MiB to
 // 8 MiB) the engine's other memory stayed 15 MiB above a never-grown
-// cache's; trimming every second (about 1 ms each, 15 ms the first time)
-// brought that to 8 MiB and H_k from 0.965 to 0.975 (the static 8 MiB
-// cache's page cache: 0.984).
-uint64_t TrimmedCacheUsage(const ResizableCache& cache) {
-  malloc_trim(0);
-  return cache.TotalCharge();
+// cache's; trimming also before each PageCacheRoomMonitor measurement,
+// every second (about 1 ms each, 15 ms the first time), brought that to
+// 8 MiB and H_k from 0.965 to 0.975 (the static 8 MiB cache's: 0.984).
+void TrimHeap() { malloc_trim(0); }
+
+// Sets the block cache's capacity; trims the heap after a shrink.
+void ResizeBlockCache(ResizableCache* cache, uint64_t bytes) {
+  const bool shrink = bytes < cache->capacity();
+  cache->SetCapacity(bytes);
+  if (shrink) TrimHeap();
 }
 
 // The Controller's decisions go to the block cache and, with the emulated
@@ -162,7 +157,7 @@ double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint3
     if (!emulated && options_.memory_bytes == 0 && options_.track_page_cache_room) {
       const ResizableCache* cache = cache_.get();
       room_ = std::make_unique<PageCacheRoomMonitor>(
-          DetectMemoryCgroup(), memory, [cache] { return TrimmedCacheUsage(*cache); },
+          DetectMemoryCgroup(), memory, [cache] { return cache->TotalCharge(); }, TrimHeap,
           controller_.get(), std::chrono::seconds(1));
     }
   }
