@@ -328,7 +328,10 @@ class Controller::Rep {
   // Applies the latest decision. One thread at a time calls the Resizer;
   // a thread that finds another one at it leaves, and that one re-checks
   // for newer decisions before it goes. A Resizer that records events
-  // (and so may end a window) does not re-enter.
+  // (and so may end a window) does not re-enter. The Tracker may take
+  // several steps while the applying thread is descheduled; the Resizer
+  // still sees them one step at a time, so a shrink never drops more than
+  // a step at once.
   void Apply() {
     thread_local bool in_resizer = false;
     if (in_resizer) return;
@@ -346,8 +349,17 @@ class Controller::Rep {
         Reentry() { in_resizer = true; }
         ~Reentry() { in_resizer = false; }
       } reentry;
-      Resize(applied_bytes_, app_bytes);
-      applied_bytes_ = app_bytes;
+      const uint64_t step = tracker_.step_bytes();  // const: no lock needed
+      while (applied_bytes_ != app_bytes) {
+        uint64_t next = app_bytes;
+        if (app_bytes > applied_bytes_ && app_bytes - applied_bytes_ > step) {
+          next = applied_bytes_ + step;
+        } else if (applied_bytes_ > app_bytes && applied_bytes_ - app_bytes > step) {
+          next = applied_bytes_ - step;
+        }
+        Resize(applied_bytes_, next);
+        applied_bytes_ = next;
+      }
       applied_seq_.store(seq, std::memory_order_release);
     }
   }

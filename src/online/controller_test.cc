@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <random>
@@ -117,6 +118,7 @@ class CheckingResizer final : public Resizer {
   explicit CheckingResizer(uint64_t m) : m_(m) {}
   void SetAppCacheCapacity(uint64_t bytes) override {
     std::lock_guard<std::mutex> lock(mu_);
+    if (calls_ > 0 && bytes < app_) max_shrink_ = std::max(max_shrink_, app_ - bytes);
     app_ = bytes;
     ++calls_;
     if (app_ + tier_ > m_) over_budget_ = true;
@@ -136,6 +138,11 @@ class CheckingResizer final : public Resizer {
     std::lock_guard<std::mutex> lock(mu_);
     return calls_;
   }
+  // The largest drop of one call (the first call sets, not shrinks).
+  uint64_t max_shrink() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return max_shrink_;
+  }
   bool over_budget() {
     std::lock_guard<std::mutex> lock(mu_);
     return over_budget_;
@@ -145,7 +152,7 @@ class CheckingResizer final : public Resizer {
  private:
   const uint64_t m_;
   std::mutex mu_;
-  uint64_t app_ = 0, tier_ = 0;
+  uint64_t app_ = 0, tier_ = 0, max_shrink_ = 0;
   int calls_ = 0;
   bool over_budget_ = false;
   std::atomic<bool> entered_{false};
@@ -221,8 +228,9 @@ TEST(ControllerTest, EightThreadsFeedEventsWhileResizesHappen) {
   const ControllerStats s = controller.Stats();
   EXPECT_GE(s.accesses, uint64_t{kThreads} * kAccesses - kThreads * 1024 * 4);
   EXPECT_GE(s.rounds.size(), 2u);
-  EXPECT_GT(resizer.calls(), 2);  // the start, and resets and steps after it
+  EXPECT_GT(resizer.calls(), 2) << ToJson(s);  // the start, and resets and steps after it
   EXPECT_FALSE(resizer.over_budget());
+  EXPECT_LE(resizer.max_shrink(), m / 16);  // one step at a time, however scheduled
   EXPECT_FALSE(resizer.concurrent());
   EXPECT_GT(s.peak_ghost_memory_bytes, 0u);
   EXPECT_TRUE(s.app_miss_cost_measured);

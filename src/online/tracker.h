@@ -50,6 +50,8 @@ class Tracker {
   // Whether sampled accesses should be fed to the simulator now.
   bool simulating() const { return state_ == ControllerState::kAdapting; }
   uint64_t app_bytes() const { return applied_; }
+  // The most M_a moves in one resize step.
+  uint64_t step_bytes() const { return step_bytes_; }
   uint64_t target_app_bytes() const { return target_; }
   ControllerState state() const { return state_; }
   const MissCosts& costs() const { return costs_; }
