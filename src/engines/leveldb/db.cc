@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -26,36 +27,64 @@ std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 // budget's page cache never gets the memory: glibc keeps freed heap memory
 // mapped. In the first demo runs a block cache shrunk from 224 MiB to
 // 8 MiB left the process at 230 MiB resident and the page cache at half
-// its hit ratio, so it runs after every shrink. Once is not enough: the
-// blocks still cached sit scattered over the heap the larger cache used,
-// and the churn that follows allocates into (and touches again) the holes
-// between them. In the demo (M = 256 MiB, the cache shrunk from 128 MiB to
-// 8 MiB) the engine's other memory stayed 15 MiB above a never-grown
-// cache's; trimming also before each PageCacheRoomMonitor measurement,
-// every second (about 1 ms each, 15 ms the first time), brought that to
-// 8 MiB and H_k from 0.965 to 0.975 (the static 8 MiB cache's: 0.984).
+// its hit ratio. The churn after a shrink allocates into (and touches
+// again) the holes between the blocks still cached, so it also runs before
+// each PageCacheRoomMonitor measurement, every second (about 1 ms each,
+// 15 ms the first time).
 void TrimHeap() { malloc_trim(0); }
 
-// Sets the block cache's capacity; trims the heap after a shrink.
-void ResizeBlockCache(ResizableCache* cache, uint64_t bytes) {
-  const bool shrink = bytes < cache->capacity();
-  cache->SetCapacity(bytes);
-  if (shrink) TrimHeap();
-}
+// Sets the block cache's capacity; after a shrink, gives the heap back.
+//
+// Trimming alone leaves a large shrink's cost behind: the blocks still
+// cached sit scattered over the heap the larger cache used, each pinning
+// the pages around it. In the demo (M = 256 MiB, the cache shrunk from
+// 128 MiB back to 8 MiB) LevelDB's other memory stayed 16 MiB where a
+// never-grown cache's is 8 MiB, and the page cache lost the difference.
+// So a shrink that ends at or below kPruneAtBytes, after the cache held at
+// least kPruneRatio times that much, first empties the cache: the freed
+// blocks coalesce and the new ones are allocated densely (13 MiB measured;
+// the rest is the heap's other tenants). Emptying 8 MiB means refilling
+// about 2,000 blocks, mostly from the page cache: not the flush of a large
+// cache that the Tracker's gradual steps exist to avoid.
+class BlockCacheSizer {
+ public:
+  static constexpr uint64_t kPruneAtBytes = 8 << 20;  // LevelDB's default
+  static constexpr uint64_t kPruneRatio = 4;
+
+  explicit BlockCacheSizer(ResizableCache* cache) : cache_(cache), peak_(cache->capacity()) {}
+
+  void SetCapacity(uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const bool shrink = bytes < cache_->capacity();
+    cache_->SetCapacity(bytes);
+    peak_ = std::max(peak_, bytes);
+    if (!shrink) return;
+    if (bytes <= kPruneAtBytes && peak_ >= kPruneRatio * std::max<uint64_t>(bytes, 1)) {
+      cache_->Prune();
+      peak_ = bytes;
+    }
+    TrimHeap();
+  }
+
+ private:
+  std::mutex mu_;
+  ResizableCache* const cache_;
+  uint64_t peak_;  // the largest capacity since the cache was last emptied
+};
 
 // The Controller's decisions go to the block cache and, with the emulated
 // budget, to the user-space page cache.
 class CacheResizer final : public Resizer {
  public:
-  CacheResizer(ResizableCache* cache, EmulatedPageCache* emulated)
-      : cache_(cache), emulated_(emulated) {}
-  void SetAppCacheCapacity(uint64_t bytes) override { ResizeBlockCache(cache_, bytes); }
+  CacheResizer(BlockCacheSizer* sizer, EmulatedPageCache* emulated)
+      : sizer_(sizer), emulated_(emulated) {}
+  void SetAppCacheCapacity(uint64_t bytes) override { sizer_->SetCapacity(bytes); }
   void SetSecondTierCapacity(uint64_t bytes) override {
     if (emulated_ != nullptr) emulated_->SetCapacity(bytes);
   }
 
  private:
-  ResizableCache* const cache_;
+  BlockCacheSizer* const sizer_;
   EmulatedPageCache* const emulated_;
 };
 
@@ -77,7 +106,7 @@ class DbImpl final : public Db {
   ::leveldb::DB* db() const override { return db_.get(); }
   Stats GetStats() const override;
   void SetAppCacheCapacity(uint64_t bytes) override {
-    ResizeBlockCache(cache_.get(), bytes);
+    sizer_->SetCapacity(bytes);
     if (emulated_ != nullptr) emulated_->SetCapacity(memory_ - std::min(bytes, memory_));
   }
 
@@ -87,6 +116,7 @@ class DbImpl final : public Db {
   std::unique_ptr<EmulatedPageCache> emulated_;
   std::unique_ptr<Adapter> adapter_;
   std::unique_ptr<ResizableCache> cache_;
+  std::unique_ptr<BlockCacheSizer> sizer_;
   std::unique_ptr<CacheResizer> resizer_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<PageCacheRoomMonitor> room_;
@@ -135,6 +165,7 @@ double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint3
   }
   adapter_ = std::make_unique<Adapter>();
   cache_ = std::make_unique<ResizableCache>(initial_app, adapter_.get());
+  sizer_ = std::make_unique<BlockCacheSizer>(cache_.get());
   if (options_.adaptive) {
     ControllerConfig config = options_.controller;
     config.memory_bytes = memory;
@@ -151,7 +182,7 @@ double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint3
       if (!pages) pages = DeviceReadaheadPages(std::filesystem::path(path).parent_path().string());
       config.max_readahead_pages = pages.value_or(config.max_readahead_pages);
     }
-    resizer_ = std::make_unique<CacheResizer>(cache_.get(), emulated_.get());
+    resizer_ = std::make_unique<CacheResizer>(sizer_.get(), emulated_.get());
     controller_ = std::make_unique<Controller>(config, resizer_.get());
     adapter_->SetController(controller_.get());
     if (!emulated && options_.memory_bytes == 0 && options_.track_page_cache_room) {

@@ -177,6 +177,32 @@ TEST(LevelDbOpenTest, StaticCapacityChangesApplyToBothTiers) {
   EXPECT_EQ(stats.second_tier_bytes, 16ull << 20);
 }
 
+// A shrink to at most 8 MiB from a cache at least 4x larger empties the
+// cache (its blocks would pin the larger heap); a smaller shrink keeps
+// what fits.
+TEST(LevelDbOpenTest, ALargeShrinkEmptiesTheBlockCache) {
+  TempDir dir;
+  std::unique_ptr<Db> db;
+  ASSERT_TRUE(Open(SmallOptions(Budget::kKernel, false), dir.path("db"), &db).ok());
+  const auto read_all = [&] {
+    EXPECT_FALSE(Contents(db->db()).empty());
+  };
+  WriteHistory(db->db(), 6000);
+  db->SetAppCacheCapacity(32ull << 20);
+  read_all();
+  const uint64_t filled = db->GetStats().app_usage_bytes;
+  ASSERT_GT(filled, 1u << 20) << "the table files should fill more than a MiB of cache";
+  db->SetAppCacheCapacity(4ull << 20);
+  EXPECT_EQ(db->GetStats().app_usage_bytes, 0u) << "32 MiB -> 4 MiB should empty the cache";
+  read_all();
+  const uint64_t refilled = db->GetStats().app_usage_bytes;
+  EXPECT_EQ(refilled, filled);
+  ASSERT_LE(refilled, 3u << 20);
+  db->SetAppCacheCapacity(3ull << 20);
+  EXPECT_EQ(db->GetStats().app_usage_bytes, refilled)
+      << "4 MiB -> 3 MiB is not a large shrink: the blocks that fit stay";
+}
+
 // A new DB keeps R = 1/64; reopened with a few MiB of tables, 256 groups
 // of 128 KiB need every block sampled; min_sampled_groups = 0 keeps R.
 TEST(LevelDbOpenTest, RaisesTheSampleRateForSmallDbs) {
