@@ -7,10 +7,11 @@ bash "$ROOT/scripts/setup.sh"
 cd "$ROOT"
 echo "==> C++ tests (ctest)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
-# The online controller's tests again under ThreadSanitizer and under
-# AddressSanitizer + UBSan (its concurrency test feeds 8 threads).
+# The concurrent parts' tests again under ThreadSanitizer and under
+# AddressSanitizer + UBSan: the online controller (8 threads), and the LevelDB
+# plugin inside Debian's LevelDB (4 readers + resizes, the crash test).
 for sanitizer in thread address; do
-  echo "==> online tests under the $sanitizer sanitizer"
+  echo "==> concurrent tests under the $sanitizer sanitizer"
   dir="build/sanitize-$sanitizer"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSYMBIOSIS_SANITIZE="$sanitizer" >/dev/null
