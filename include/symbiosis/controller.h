@@ -193,7 +193,7 @@ struct ControllerStats {
   bool app_miss_cost_measured = false;
   bool kernel_miss_cost_measured = false;
   std::vector<RoundStats> rounds;  // the most recent, oldest first
-  uint64_t ghost_memory_bytes = 0;  // now; 0 outside rounds
+  uint64_t ghost_memory_bytes = 0;  // now; outside rounds only the file sizes
   uint64_t peak_ghost_memory_bytes = 0;
   uint64_t ignored_events = 0;  // bad events dropped (zero sizes, ...)
   int64_t kernel_cache_offset_bytes = 0;  // see SetKernelCacheOffset
@@ -225,6 +225,12 @@ class Controller {
   // cache drops them); its blocks age out of the application ghost, as
   // they do out of the engine's block cache.
   void RecordFileDeleted(uint64_t file_id);
+
+  // The file's size in bytes (call when a table file is opened; sizes of
+  // immutable files never change). The kernel ghost's read-ahead stops at
+  // the end of the file, as the page cache's does; without sizes a large
+  // read-ahead window (read_ahead_kb) makes it underestimate H_k.
+  void RecordFileSize(uint64_t file_id, uint64_t bytes);
 
   // Where the budget is the kernel's, the page cache holds not M - M_a but
   // M - M_a + `bytes`: the reserve kept out of M, less the engine's memory

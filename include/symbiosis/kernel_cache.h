@@ -49,6 +49,13 @@ class KernelCache {
   // Forgets everything cached for `file_id` (the file was deleted).
   virtual void DropFile(uint64_t file_id) = 0;
 
+  // Optional: the file's size, so that read-ahead stops at its last page
+  // as Linux's does. A model that reads ahead needs it: without it a large
+  // window fills the cache with pages past the end of small files. The
+  // default does nothing (a model without read-ahead reads only what it
+  // is asked).
+  virtual void SetFileSize(uint64_t file_id, uint64_t bytes) {}
+
   // Resizes; shrinking evicts at once. Capacities are in bytes.
   virtual void SetCapacity(uint64_t bytes) = 0;
   virtual uint64_t capacity() const = 0;

@@ -97,16 +97,13 @@ class PageCacheModel final : public KernelCache {
   // state; a trace replay calls it a few reads ahead.
   void Prefetch(uint64_t file_id, uint64_t first_page) const;
 
-  // Optional: the file's size, so read-ahead stops at its last page as
-  // Linux does. Without it read-ahead may run past the end of the file.
-  void SetFileSize(uint64_t file_id, uint64_t bytes);
-
   // KernelCache.
   bool Read(const Block& block) override;
   void Prefetch(const Block& block) const override;
   void Insert(const Block& block) override;
   void Drop(const Block& block) override;
   void DropFile(uint64_t file_id) override;
+  void SetFileSize(uint64_t file_id, uint64_t bytes) override;
   void SetCapacity(uint64_t bytes) override;
   uint64_t capacity() const override;
   uint64_t used_bytes() const override;

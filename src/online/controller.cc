@@ -246,6 +246,11 @@ class Controller::Rep {
     sim_.DropFile(file_id);
   }
 
+  void RecordFileSize(uint64_t file_id, uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sim_.SetFileSize(file_id, bytes);
+  }
+
   void SetKernelCacheOffset(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     sim_.SetKernelOffset(bytes);
@@ -411,6 +416,9 @@ void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t servic
   rep_->RecordRead(block, kernel_hit, service_ns);
 }
 void Controller::RecordFileDeleted(uint64_t file_id) { rep_->RecordFileDeleted(file_id); }
+void Controller::RecordFileSize(uint64_t file_id, uint64_t bytes) {
+  rep_->RecordFileSize(file_id, bytes);
+}
 void Controller::SetKernelCacheOffset(int64_t bytes) { rep_->SetKernelCacheOffset(bytes); }
 ControllerStats Controller::Stats() const { return rep_->Stats(); }
 uint64_t Controller::memory_bytes() const { return rep_->memory_bytes(); }

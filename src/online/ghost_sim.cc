@@ -30,6 +30,7 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates) {
   page.balance_scale = sampler_->scale();
   page.sample = sampler_->rate() < 1 ? sampler_ : nullptr;
   kernel_ = NewKernelCache(options_.kernel_model, page);
+  for (const auto& [file_id, bytes] : file_bytes_) kernel_->SetFileSize(file_id, bytes);
   stage_ = 0;
   measuring_ = false;
 }
@@ -101,12 +102,20 @@ void GhostSim::Access(const Block& block) {
 }
 
 void GhostSim::DropFile(uint64_t file_id) {
+  file_bytes_.erase(file_id);
   if (active()) kernel_->DropFile(file_id);
 }
 
+void GhostSim::SetFileSize(uint64_t file_id, uint64_t bytes) {
+  file_bytes_[file_id] = bytes;
+  if (active()) kernel_->SetFileSize(file_id, bytes);
+}
+
 size_t GhostSim::MemoryUsage() const {
-  if (!active()) return 0;
-  return app_->MemoryUsage() + kernel_->MemoryUsage() +
+  // A hash node per file: two words of value, one of link, one of bucket.
+  const size_t files = file_bytes_.size() * 4 * sizeof(uint64_t);
+  if (!active()) return files;
+  return files + app_->MemoryUsage() + kernel_->MemoryUsage() +
          (app_limit_.size() + app_misses_.size()) * sizeof(uint64_t) +
          stages_.size() * sizeof(StageCounts);
 }

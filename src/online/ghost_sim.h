@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "online/round_simulator.h"
@@ -73,6 +74,12 @@ class GhostSim final : public RoundSimulator {
   // a per-file key index would cost more than the ghost itself.
   void DropFile(uint64_t file_id);
 
+  // The file's size, kept across rounds and given to each round's kernel
+  // ghost, so that its read-ahead stops at the end of the file as the page
+  // cache's does (with an 8 MiB window and no sizes, a 106 MiB DB's ghost
+  // filled a fifth of its room with pages past the ends of its tables).
+  void SetFileSize(uint64_t file_id, uint64_t bytes);
+
   // The kernel cache really holds M - M_a + `bytes` (see
   // Controller::SetKernelCacheOffset); the kernel ghost is sized so from
   // the next stage on.
@@ -95,6 +102,7 @@ class GhostSim final : public RoundSimulator {
   const GhostSimOptions options_;
   const Sampler* const sampler_;
   int64_t kernel_offset_ = 0;
+  std::unordered_map<uint64_t, uint64_t> file_bytes_;  // SetFileSize
 
   // Round state; empty between rounds.
   std::vector<uint64_t> candidates_;  // M_a[i]

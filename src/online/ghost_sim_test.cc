@@ -121,6 +121,33 @@ TEST(GhostSimTest, KernelOffsetResizesTheKernelGhost) {
   EXPECT_EQ(negative.first, negative.second);
 }
 
+// With an 8 MiB read-ahead window and files of 1 MiB, a kernel ghost that
+// does not know the files' sizes reads ahead past their ends and fills its
+// room with pages that do not exist: 12 MiB of data in 16 MiB still
+// misses. Given the sizes, it stops at the last page, as Linux does.
+TEST(GhostSimTest, FileSizesStopReadAheadAtTheEndOfTheFile) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 16 * kMiB;
+  constexpr uint64_t kBlocks = 6000;  // 12 files of 500 blocks, 12 MiB on disk
+  auto misses = [&](bool sizes) {
+    GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 2048}, &all);
+    if (sizes) {
+      for (uint64_t file = 1; file <= kBlocks / 500; ++file) sim.SetFileSize(file, 500 * 2053);
+    }
+    sim.Begin({0, m});
+    std::mt19937_64 rng(7);
+    sim.SetStage(0, false);
+    for (int i = 0; i < 100'000; i++) sim.Access(MakeBlock(rng() % kBlocks));
+    sim.SetStage(0, true);
+    for (int i = 0; i < 100'000; i++) sim.Access(MakeBlock(rng() % kBlocks));
+    return sim.Counts(0).kernel_misses;
+  };
+  const uint64_t with_sizes = misses(true);
+  const uint64_t without = misses(false);
+  EXPECT_EQ(with_sizes, 0u);
+  EXPECT_GT(without, 1000u) << "without sizes the ghost should read past the ends";
+}
+
 TEST(GhostSimTest, SampledRoundScalesCapacitiesByTheRate) {
   // At R = 1/8 the ghost holds M / 8; its miss ratio per sampled access
   // approximates the full one for a uniform workload.

@@ -85,6 +85,10 @@ void Adapter::OnHit(const BlockTag& tag, uint64_t offset, size_t charge) {
   }
 }
 
+void Adapter::OnFileOpened(uint64_t file_id, uint64_t bytes) {
+  if (controller_ != nullptr) controller_->RecordFileSize(file_id, bytes);
+}
+
 void Adapter::OnFileDeleted(uint64_t file_id) {
   if (controller_ != nullptr) controller_->RecordFileDeleted(file_id);
 }

@@ -48,6 +48,8 @@ class Adapter final : public BlockObserver {
   void OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool kernel_hit,
               uint64_t start_ns);
   void OnFileDeleted(uint64_t file_id);
+  // A table file was opened for reading; `bytes` is its (final) size.
+  void OnFileOpened(uint64_t file_id, uint64_t bytes);
 
   BlockTag OnInsert(uint64_t offset, size_t charge) override;
   void OnHit(const BlockTag& tag, uint64_t offset, size_t charge) override;

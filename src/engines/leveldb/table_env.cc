@@ -144,16 +144,17 @@ TableEnv::TableEnv(::leveldb::Env* base, Adapter* adapter, EmulatedPageCache* em
     fd = open(path.c_str(), flags);
   }
   if (fd < 0) return PosixError(path, errno);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int error = errno;
+    close(fd);
+    return PosixError(path, error);
+  }
+  const uint64_t bytes = static_cast<uint64_t>(st.st_size);
+  adapter_->OnFileOpened(*number, bytes);
   try {
     if (emulated_ != nullptr) {
-      struct stat st;
-      if (fstat(fd, &st) != 0) {
-        const int error = errno;
-        close(fd);
-        return PosixError(path, error);
-      }
-      *result = new EmulatedTableFile(path, fd, static_cast<uint64_t>(st.st_size), *number,
-                                      adapter_, emulated_);
+      *result = new EmulatedTableFile(path, fd, bytes, *number, adapter_, emulated_);
     } else {
       *result = new KernelTableFile(path, fd, *number, adapter_);
     }
