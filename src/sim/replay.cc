@@ -1,6 +1,8 @@
 #include "symbiosis/replay.h"
 
+#include <algorithm>
 #include <memory>
+#include <unordered_map>
 
 #include "symbiosis/error.h"
 #include "symbiosis/ghost_lru.h"
@@ -39,6 +41,7 @@ class SimulatedEngine final : public Resizer {
   bool AppAccess(const Block& block) {
     return app_->Access(block.key(), block.mem_size) <= app_bytes_;
   }
+  void SetFileSize(uint64_t file_id, uint64_t bytes) { kernel_->SetFileSize(file_id, bytes); }
   bool KernelRead(const Block& block) {
     return kernel_->capacity() >= kPageSize && kernel_->Read(block);
   }
@@ -66,6 +69,18 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
   const uint64_t memory = options.controller.memory_bytes;
   SimulatedEngine engine(options, memory);
   Controller controller(options.controller, &engine);
+  // A file ends where its last block does (a trace knows no more): the
+  // simulated page cache and the Controller's ghost stop read-ahead there,
+  // as Linux stops at the end of a file.
+  std::unordered_map<uint64_t, uint64_t> file_end;
+  for (const Block& b : trace.blocks) {
+    uint64_t& end = file_end[b.file_id];
+    end = std::max(end, b.offset + b.disk_size);
+  }
+  for (const auto& [file_id, bytes] : file_end) {
+    engine.SetFileSize(file_id, bytes);
+    controller.RecordFileSize(file_id, bytes);
+  }
 
   const uint64_t ca_ns = static_cast<uint64_t>(options.costs.app_miss * 1000);
   const uint64_t ck_ns = static_cast<uint64_t>(options.costs.kernel_miss * 1000);
