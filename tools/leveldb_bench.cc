@@ -8,7 +8,7 @@
 //                      [--interval 1s] [--warmup 10s] [--overwrite 0]
 //                      [--budget kernel|emulated] [--allow-fallback]
 //                      [--device-latency 0us] [--reserve 32MiB] [--seed 1]
-//                      [--progress]
+//                      [--app-cache-overhead 0.125] [--progress]
 //
 // load writes keys 0..N-1 ("user" + 12 digits) with values of --value-size
 // bytes whose first alpha share is random and the rest repeats it, so that
@@ -29,6 +29,8 @@
 // removed on exit, error or Ctrl-C; the DB's pages are dropped from the
 // page cache first so that every configuration starts cold. Emulated
 // budget: table reads go through a user-space page cache of M - M_a.
+// --app-cache-overhead: the share of a block-cache growth that symbiosis
+// charges to the page cache (symbiosis::leveldb::Options).
 //
 // Output: one JSON object per line on stdout, {"type":"interval",...} every
 // --interval and {"type":"summary",...} at the end (the schema is in
@@ -341,6 +343,7 @@ struct RunConfig {
   uint64_t device_latency_ns = 0;
   uint64_t seed = 1;
   bool progress = false;
+  std::optional<double> app_cache_overhead;  // kernel budget; unset: Open's default
 };
 
 // M_a for a static configuration, or nullopt for symbiosis.
@@ -385,6 +388,7 @@ int RunBody(const RunConfig& c) {
   // Kernel budget: M from the cgroup we run in; emulated: given.
   options.memory_bytes = c.budget == sl::Budget::kEmulated ? m : 0;
   options.controller.memory_reserve_bytes = c.reserve;
+  if (c.app_cache_overhead) options.kernel_app_cache_overhead = *c.app_cache_overhead;
   options.adaptive = !static_app.has_value();
   options.static_app_bytes = static_app.value_or(0);
   options.device_latency_ns = c.device_latency_ns;
@@ -625,6 +629,15 @@ int Run(const Flags& flags) {
       ParseSeconds(flags.Get("device-latency", "0"), "--device-latency") * 1e9);
   c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
   c.progress = flags.Has("progress");
+  if (flags.Has("app-cache-overhead")) {
+    const std::string v = flags.Get("app-cache-overhead", "");
+    char* end = nullptr;
+    const double f = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(f >= 0 && f < 1)) {
+      Fail(2, "--app-cache-overhead must be a fraction in [0, 1), e.g. 0.125, not '" + v + "'");
+    }
+    c.app_cache_overhead = f;
+  }
   if (c.budget == sl::Budget::kEmulated) {
     symbiosis::InterruptGuard guard;
     return RunBody(c);
@@ -675,7 +688,7 @@ int main(int argc, char** argv) {
       return Run(ParseFlags(argc, argv,
                             {"db", "memory", "config", "workload", "phases", "duration", "ops",
                              "threads", "interval", "warmup", "overwrite", "budget",
-                             "device-latency", "reserve", "seed"},
+                             "device-latency", "reserve", "seed", "app-cache-overhead"},
                             {"allow-fallback", "progress"}));
     }
   } catch (const InputError& e) {

@@ -118,6 +118,15 @@ struct ControllerConfig {
   // --- Kernel ghost ---
   KernelModelKind kernel_model = KernelModelKind::kLinux;
   uint32_t max_readahead_pages = 32;
+  // Where the budget is the kernel's, an engine's memory outside its cache
+  // grows with the cache (allocator headers, heap fragmentation) and
+  // takes page-cache room: a candidate M_a above the current one is
+  // simulated with this fraction of the growth taken from the kernel
+  // ghost. Without it, the Controller adopts the largest M_a at which the
+  // ghost still holds all the data, and the real page cache, a few MiB
+  // smaller, does not (the page-cache cliff). 0 where the engine owns the
+  // second tier or the page cache is emulated at exactly M - M_a. In [0, 1).
+  double app_cache_overhead = 0;
 
   // --- Miss costs (microseconds) ---
   // Used until measured, and always for a cost whose measuring is off.
@@ -171,6 +180,8 @@ struct RoundStats {
   double measured_latency = 0;
   double simulated_latency = 0;
   uint64_t current_ma_bytes = 0;  // M_a the engine ran in the round
+  // The share of the data in the sample (R on average; see GhostSim).
+  double sampled_share = 0;
   uint64_t adopted_ma_bytes = 0;  // M_a after the round
   // "adopted", "rejected" or "abandoned", and why.
   std::string decision;

@@ -77,6 +77,15 @@ struct Options {
   // the page cache really holds beyond M - M_a (the reserve less the
   // engine's other memory) and size the kernel ghost accordingly.
   bool track_page_cache_room = true;
+  // Kernel budget: controller.app_cache_overhead (which Open sets; 0 in the
+  // emulated budget). LevelDB's memory besides its block cache grows with
+  // the cache, most where the cache churns hardest, which is where the
+  // page-cache cliff lies: from 8 to 32 MiB of cache by 0.18-0.25 of the
+  // growth, to 40 MiB by 0.25-0.35, in the 0.8 cells of bench/leveldb.md's
+  // grid (0.10 median over all cells; per-block allocations and free heap
+  // not yet trimmed). The cliff is costly and a step below it cheap, so
+  // the fraction is taken from the cliff's cells.
+  double kernel_app_cache_overhead = 0.25;
 
   // Emulated budget only.
   uint64_t device_latency_ns = 0;   // injected per read that misses

@@ -39,6 +39,10 @@ class Sampler {
     return SampledGroup(block.file_id, GroupOf(block));
   }
   bool SampledGroup(uint64_t file_id, uint64_t group) const;
+  // How many of a file's first `file_bytes` bytes lie in sampled groups:
+  // a sample of a few hundred groups holds R * (1 +- 5-10%) of the data,
+  // not R, and ghosts scaled by R then stand for the wrong cache size.
+  uint64_t SampledBytes(uint64_t file_id, uint64_t file_bytes) const;
 
   // Each sampled access stands for 1/R accesses; charge sizes by it.
   double scale() const { return scale_; }

@@ -197,6 +197,8 @@ def cmd_bench_leveldb(args) -> int:
         driver_args["duration"] = args.duration
     if args.allow_fallback:
         driver_args["allow-fallback"] = True
+    if args.app_cache_overhead is not None:
+        driver_args["app-cache-overhead"] = str(args.app_cache_overhead)
     show_progress = not args.quiet and sys.stderr.isatty()
     cells = []
     for workload in workloads:

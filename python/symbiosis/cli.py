@@ -450,6 +450,10 @@ def print_replay(result: dict, out: TextIO = sys.stdout) -> None:
         end = "still running at the end" if running else f"end access {rnd['end_access']}"
         print(f"\nround {i}: start access {rnd['start_access']}, {end}, "
               f"trigger: {rnd['trigger']}", file=out)
+        share = rnd.get("sampled_share", 0)
+        if share and c["sample_rate"] < 1:
+            print(f"  the sample holds {share / c['sample_rate']:.3f} R of the data "
+                  f"(counted from the file sizes); predictions are scaled by that", file=out)
         if rnd["reset"]:
             print(f"  L_e rose, so M_a first shrank to the engine's default "
                   f"({format_bytes(rnd['current_ma_bytes'])}) before simulating", file=out)
@@ -638,6 +642,11 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
                    help="use the emulated budget when no cgroup can be made")
     p.add_argument("--device-latency", default="0us",
                    help="emulated budget: latency added to each device read, e.g. 70us")
+    p.add_argument("--app-cache-overhead", type=_fraction("--app-cache-overhead", False, True),
+                   default=None,
+                   help="kernel budget: the share of a block-cache growth that Symbiosis "
+                        "expects the engine's other memory to take from the page cache "
+                        "(default: the engine's, 0.125 for LevelDB)")
     p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where loaded DBs are kept (default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")

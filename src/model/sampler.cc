@@ -1,5 +1,6 @@
 #include "symbiosis/sampler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -30,6 +31,15 @@ Sampler::Sampler(const SamplerOptions& options) : options_(options) {
 
 bool Sampler::SampledGroup(uint64_t file_id, uint64_t group) const {
   return all_ || Hash64(file_id, group) < threshold_;
+}
+
+uint64_t Sampler::SampledBytes(uint64_t file_id, uint64_t file_bytes) const {
+  if (all_) return file_bytes;
+  uint64_t sampled = 0;
+  for (uint64_t start = 0, group = 0; start < file_bytes; start += group_bytes_, group++) {
+    if (SampledGroup(file_id, group)) sampled += std::min(group_bytes_, file_bytes - start);
+  }
+  return sampled;
 }
 
 }  // namespace symbiosis

@@ -51,6 +51,20 @@ TEST(Sampler, RateOneKeepsEverything) {
   for (uint64_t g = 0; g < 1000; g++) EXPECT_TRUE(sampler.SampledGroup(g * 7, g));
 }
 
+TEST(Sampler, SampledBytesCountTheFilesSampledGroupsIncludingThePartialLast) {
+  const Sampler sampler({0.25, 32, 2048});  // groups of 64 KiB
+  const uint64_t bytes = 100 * 65536 + 1000;  // 100 groups and 1000 bytes
+  for (uint64_t f = 1; f <= 20; f++) {
+    uint64_t expected = 0;
+    for (uint64_t g = 0; g < 100; g++) expected += sampler.SampledGroup(f, g) ? 65536 : 0;
+    if (sampler.SampledGroup(f, 100)) expected += 1000;
+    EXPECT_EQ(sampler.SampledBytes(f, bytes), expected) << "file " << f;
+  }
+  EXPECT_EQ(sampler.SampledBytes(7, 0), 0u);
+  const Sampler all({1.0, 32, 2048});
+  EXPECT_EQ(all.SampledBytes(7, bytes), bytes);
+}
+
 TEST(Sampler, RejectsBadOptions) {
   EXPECT_THROW(Sampler({0.0, 32, 4096}), InputError);
   EXPECT_THROW(Sampler({-0.5, 32, 4096}), InputError);

@@ -95,6 +95,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.resize_step_accesses > 0, "resize_step_accesses must be > 0 (default 10000)");
   Require(c.max_abandoned_rounds > 0, "max_abandoned_rounds must be at least 1 (default 3)");
   Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
+  Require(c.app_cache_overhead >= 0 && c.app_cache_overhead < 1,
+          "app_cache_overhead must be in [0, 1), e.g. 0.125 for LevelDB in a memory cgroup");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
   Require(c.costs.app_miss >= 0 && c.costs.kernel_miss >= 0 && std::isfinite(c.costs.app_miss) &&
               std::isfinite(c.costs.kernel_miss) && c.costs.app_miss + c.costs.kernel_miss > 0,
@@ -162,6 +164,7 @@ std::string ToJson(const ControllerStats& s) {
     j += ", \"trigger\": " + JsonString(round.trigger);
     j += ", \"reset\": " + JsonBool(round.reset);
     j += ", \"current_ma_bytes\": " + std::to_string(round.current_ma_bytes);
+    j += ", \"sampled_share\": " + JsonNumber(round.sampled_share);
     j += ", \"measured_latency\": " + JsonNumber(round.measured_latency);
     j += ", \"simulated_latency\": " + JsonNumber(round.simulated_latency);
     j += ", \"adopted_ma_bytes\": " + std::to_string(round.adopted_ma_bytes);
@@ -200,7 +203,8 @@ class Controller::Rep {
         resizer_(resizer),
         sampler_(SamplerOptions{config_.sample_rate, config_.group_blocks,
                                 config_.block_disk_bytes}),
-        sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages},
+        sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages,
+                             config_.app_cache_overhead},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
     if (config_.initial_app_bytes > memory_) {

@@ -66,6 +66,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c = Budget(m);
   c.max_round_warmup_accesses = 1;
   ExpectRejected(c, "max_round_warmup_accesses");
+  c = Budget(m);
+  c.app_cache_overhead = 1;
+  ExpectRejected(c, "app_cache_overhead");
 }
 
 TEST(ControllerTest, MemoryBudgetComesFromTheCgroupWhenNotGiven) {

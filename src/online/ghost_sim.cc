@@ -13,24 +13,27 @@ GhostSim::GhostSim(const GhostSimOptions& options, const Sampler* sampler)
 GhostSim::~GhostSim() = default;
 
 uint64_t GhostSim::Scaled(uint64_t bytes) const {
-  return static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * sampler_->rate()));
+  return static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * share_));
 }
 
-void GhostSim::Begin(const std::vector<uint64_t>& candidates) {
+void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   End();
+  share_ = sampled_bytes_ > 0 ? static_cast<double>(sampled_bytes_) / file_bytes_
+                              : sampler_->rate();
   candidates_ = candidates;
+  current_bytes_ = candidates.at(current);
   for (const uint64_t ma : candidates) app_limit_.push_back(Scaled(ma));
   app_misses_.assign(candidates.size(), 0);
   stages_.assign(candidates.size(), StageCounts{});
   app_ = std::make_unique<GhostLru>(Scaled(options_.memory_bytes),
                                     GhostLru::Options{.headroom = kAppGhostHeadroom});
   PageCacheOptions page;
-  page.capacity_bytes = ScaledKernelBytes(candidates.front());
+  page.capacity_bytes = ScaledKernelBytes(0);
   page.max_readahead_pages = options_.max_readahead_pages;
-  page.balance_scale = sampler_->scale();
+  page.balance_scale = 1 / share_;
   page.sample = sampler_->rate() < 1 ? sampler_ : nullptr;
   kernel_ = NewKernelCache(options_.kernel_model, page);
-  for (const auto& [file_id, bytes] : file_bytes_) kernel_->SetFileSize(file_id, bytes);
+  for (const auto& [file_id, size] : files_) kernel_->SetFileSize(file_id, size.bytes);
   stage_ = 0;
   measuring_ = false;
 }
@@ -39,12 +42,19 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
   if (!active()) return;
   stage_ = stage;
   measuring_ = measuring;
-  kernel_->SetCapacity(ScaledKernelBytes(candidates_[stage]));
+  kernel_->SetCapacity(ScaledKernelBytes(stage));
 }
 
-uint64_t GhostSim::ScaledKernelBytes(uint64_t ma_bytes) const {
-  const int64_t bytes = static_cast<int64_t>(options_.memory_bytes) -
-                        static_cast<int64_t>(ma_bytes) + kernel_offset_;
+// A grown application cache costs the engine more than its capacity
+// (allocator headers, fragmentation), and that memory comes out of the
+// page cache's room; the offset measured at the current M_a already holds
+// the current cost. A shrink is not credited: a fragmented heap does not
+// give memory back at once.
+uint64_t GhostSim::ScaledKernelBytes(size_t stage) const {
+  const uint64_t ma_bytes = candidates_[stage];
+  const double growth = ma_bytes > current_bytes_ ? static_cast<double>(ma_bytes - current_bytes_) : 0;
+  const double bytes = static_cast<double>(options_.memory_bytes) - static_cast<double>(ma_bytes) +
+                       static_cast<double>(kernel_offset_) - options_.app_cache_overhead * growth;
   return bytes > 0 ? Scaled(static_cast<uint64_t>(bytes)) : 0;
 }
 
@@ -102,18 +112,27 @@ void GhostSim::Access(const Block& block) {
 }
 
 void GhostSim::DropFile(uint64_t file_id) {
-  file_bytes_.erase(file_id);
+  const auto it = files_.find(file_id);
+  if (it != files_.end()) {
+    file_bytes_ -= it->second.bytes;
+    sampled_bytes_ -= it->second.sampled;
+    files_.erase(it);
+  }
   if (active()) kernel_->DropFile(file_id);
 }
 
 void GhostSim::SetFileSize(uint64_t file_id, uint64_t bytes) {
-  file_bytes_[file_id] = bytes;
+  FileBytes& size = files_[file_id];
+  file_bytes_ += bytes - size.bytes;
+  const uint64_t sampled = sampler_->SampledBytes(file_id, bytes);
+  sampled_bytes_ += sampled - size.sampled;
+  size = FileBytes{bytes, sampled};
   if (active()) kernel_->SetFileSize(file_id, bytes);
 }
 
 size_t GhostSim::MemoryUsage() const {
-  // A hash node per file: two words of value, one of link, one of bucket.
-  const size_t files = file_bytes_.size() * 4 * sizeof(uint64_t);
+  // A hash node per file: three words of value, one of link, one of bucket.
+  const size_t files = files_.size() * 5 * sizeof(uint64_t);
   if (!active()) return files;
   return files + app_->MemoryUsage() + kernel_->MemoryUsage() +
          (app_limit_.size() + app_misses_.size()) * sizeof(uint64_t) +

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -41,7 +42,7 @@ TEST(GhostSimTest, UnsampledRoundMatchesAnExactLruAndTheKernelModelPerCandidate)
   const uint64_t m = 8 * kMiB;
   GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &all);
   const std::vector<uint64_t> candidates = {0, 2 * kMiB, 4 * kMiB, 6 * kMiB, 8 * kMiB};
-  sim.Begin(candidates);
+  sim.Begin(candidates, 0);
   const std::vector<uint64_t> trace = SkewedOrdinals(60'000, 6000, 1);
 
   // Reference: an exact LRU per candidate over the whole run, and for
@@ -79,7 +80,7 @@ TEST(GhostSimTest, WarmupIsNotCountedAndTheKernelGhostShrinksWithMa) {
   Sampler all(SamplerOptions{1.0, 32, 2053});
   const uint64_t m = 8 * kMiB;
   GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &all);
-  sim.Begin({0, 4 * kMiB, 8 * kMiB});
+  sim.Begin({0, 4 * kMiB, 8 * kMiB}, 0);
   for (const uint64_t o : SkewedOrdinals(20'000, 6000, 2)) sim.Access(MakeBlock(o));
   EXPECT_EQ(sim.Counts(0).stage_samples, 0u);
   EXPECT_EQ(sim.Counts(0).app_misses, 0u);
@@ -104,7 +105,7 @@ TEST(GhostSimTest, KernelOffsetResizesTheKernelGhost) {
   auto kernel_misses = [&](uint64_t memory, int64_t offset, std::vector<uint64_t> candidates) {
     GhostSim sim(GhostSimOptions{memory, KernelModelKind::kLinux, 32}, &all);
     sim.SetKernelOffset(offset);
-    sim.Begin(candidates);
+    sim.Begin(candidates, 0);
     sim.SetStage(candidates.size() - 1, true);
     for (const uint64_t o : trace) sim.Access(MakeBlock(o));
     const CandidateCounts c = sim.Counts(candidates.size() - 1);
@@ -121,6 +122,35 @@ TEST(GhostSimTest, KernelOffsetResizesTheKernelGhost) {
   EXPECT_EQ(negative.first, negative.second);
 }
 
+// With an overhead of 1/2, growing M_a from the current 2 MiB to 6 MiB
+// costs the kernel cache 2 MiB more: it holds 8 - 6 - 2 = 0 bytes, as at
+// M_a = 8 MiB. A candidate below the current M_a is not credited, and
+// none is charged when the current M_a is the largest.
+TEST(GhostSimTest, GrowingTheAppCacheChargesItsOverheadToTheKernelCache) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  const std::vector<uint64_t> trace = SkewedOrdinals(20'000, 6000, 5);
+  auto counts = [&](double overhead, std::vector<uint64_t> candidates, size_t current,
+                    size_t stage) {
+    GhostSimOptions options{m, KernelModelKind::kLinux, 32};
+    options.app_cache_overhead = overhead;
+    GhostSim sim(options, &all);
+    sim.Begin(candidates, current);
+    sim.SetStage(stage, true);
+    for (const uint64_t o : trace) sim.Access(MakeBlock(o));
+    const CandidateCounts c = sim.Counts(stage);
+    EXPECT_GT(c.kernel_reads, 0u);
+    return std::pair(c.kernel_misses, c.kernel_reads);
+  };
+  const std::vector<uint64_t> candidates = {0, 2 * kMiB, 6 * kMiB};
+  const auto charged = counts(0.5, candidates, 1, 2);
+  EXPECT_EQ(charged.first, charged.second);  // no room left
+  const auto uncharged = counts(0, candidates, 1, 2);
+  EXPECT_LT(uncharged.first, uncharged.second);
+  EXPECT_EQ(counts(0.5, candidates, 2, 2), uncharged);  // no growth
+  EXPECT_EQ(counts(0.5, candidates, 2, 0), counts(0, candidates, 2, 0));  // no credit
+}
+
 // With an 8 MiB read-ahead window and files of 1 MiB, a kernel ghost that
 // does not know the files' sizes reads ahead past their ends and fills its
 // room with pages that do not exist: 12 MiB of data in 16 MiB still
@@ -134,7 +164,7 @@ TEST(GhostSimTest, FileSizesStopReadAheadAtTheEndOfTheFile) {
     if (sizes) {
       for (uint64_t file = 1; file <= kBlocks / 500; ++file) sim.SetFileSize(file, 500 * 2053);
     }
-    sim.Begin({0, m});
+    sim.Begin({0, m}, 0);
     std::mt19937_64 rng(7);
     sim.SetStage(0, false);
     for (int i = 0; i < 100'000; i++) sim.Access(MakeBlock(rng() % kBlocks));
@@ -154,7 +184,7 @@ TEST(GhostSimTest, SampledRoundScalesCapacitiesByTheRate) {
   Sampler eighth(SamplerOptions{1.0 / 8, 32, 2053});
   const uint64_t m = 16 * kMiB;
   GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &eighth);
-  sim.Begin({0, 8 * kMiB, 16 * kMiB});
+  sim.Begin({0, 8 * kMiB, 16 * kMiB}, 0);
   std::mt19937_64 rng(4);
   testing::ListLru exact(8 * kMiB);
   uint64_t exact_misses = 0, samples = 0;
@@ -173,10 +203,50 @@ TEST(GhostSimTest, SampledRoundScalesCapacitiesByTheRate) {
   EXPECT_NEAR(sim.Counts(2).app_misses / static_cast<double>(samples), 0.5, 0.08);
 }
 
+// 13 files of 1 MiB at R = 1/4 hold 208 groups, of which the sample keeps
+// about 52, so it holds R +- 12% of the data; this layout's is 0.89 R. Scaled by R, the ghost would stand for the wrong cache size and
+// the wrong number of accesses; scaled by the share, a uniform workload's
+// miss ratio comes out as the exact LRU's.
+TEST(GhostSimTest, FileSizesGiveTheShareOfTheDataInTheSample) {
+  const double rate = 0.25;
+  Sampler quarter(SamplerOptions{rate, 32, 2053});
+  const uint64_t m = 16 * kMiB;
+  const uint64_t files = 13, per_file = 500, file_bytes = per_file * 2053;
+  GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &quarter);
+  sim.Begin({0, 8 * kMiB}, 0);
+  EXPECT_DOUBLE_EQ(sim.SampledShare(), rate);  // no sizes known yet
+  uint64_t sampled_bytes = 0;
+  for (uint64_t f = 1; f <= files + 1; f++) {
+    sim.SetFileSize(f, file_bytes);
+    if (f <= files) sampled_bytes += quarter.SampledBytes(f, file_bytes);
+  }
+  sim.DropFile(files + 1);
+  const double share = static_cast<double>(sampled_bytes) / (files * file_bytes);
+  ASSERT_GT(std::fabs(share / rate - 1), 0.08) << "the layout should show a skewed share";
+
+  sim.Begin({0, 8 * kMiB, 16 * kMiB}, 0);
+  EXPECT_DOUBLE_EQ(sim.SampledShare(), share);
+  std::mt19937_64 rng(6);
+  testing::ListLru exact(8 * kMiB);
+  uint64_t exact_misses = 0;
+  const uint64_t accesses = 400'000;
+  sim.SetStage(1, true);
+  for (uint64_t i = 0; i < accesses; i++) {
+    const Block b = MakeBlock(rng() % (files * per_file));  // 26 MiB in memory
+    exact_misses += !exact.Access(b.key(), b.mem_size);
+    if (quarter.Sampled(b)) sim.Access(b);
+  }
+  const double truth = static_cast<double>(exact_misses) / accesses;
+  const double predicted = sim.Counts(1).app_misses / (share * accesses);
+  const double by_rate = sim.Counts(1).app_misses / (rate * accesses);
+  EXPECT_NEAR(predicted, truth, 0.02);
+  EXPECT_GT(std::fabs(by_rate - truth), 0.05);
+}
+
 TEST(GhostSimTest, DropFileForgetsTheFilesPagesButNotItsBlocks) {
   Sampler all(SamplerOptions{1.0, 32, 2053});
   GhostSim sim(GhostSimOptions{8 * kMiB, KernelModelKind::kLinux, 32}, &all);
-  sim.Begin({0, 4 * kMiB, 8 * kMiB});
+  sim.Begin({0, 4 * kMiB, 8 * kMiB}, 0);
   // At M_a = 0 every access reads the kernel ghost; a shuffled order keeps
   // read-ahead out of the way.
   std::vector<uint64_t> order(100);  // blocks of file 1
@@ -200,7 +270,7 @@ TEST(GhostSimTest, CheckWarmWaitsForTheGhostsToStopFillingAndEndFreesThem) {
   Sampler all(SamplerOptions{1.0, 32, 2053});
   GhostSim sim(GhostSimOptions{4 * kMiB, KernelModelKind::kLinux, 32}, &all);
   EXPECT_EQ(sim.MemoryUsage(), 0u);
-  sim.Begin({0, 2 * kMiB, 4 * kMiB});
+  sim.Begin({0, 2 * kMiB, 4 * kMiB}, 0);
   EXPECT_FALSE(sim.active() && sim.MemoryUsage() == 0);
   uint64_t next = 0;
   for (int i = 0; i < 100; i++) sim.Access(MakeBlock(next++));

@@ -25,8 +25,9 @@ class RoundSimulator {
  public:
   virtual ~RoundSimulator() = default;
   // Starts a round over `candidates` (M_a values, ascending), at stage 0,
-  // not measuring.
-  virtual void Begin(const std::vector<uint64_t>& candidates) = 0;
+  // not measuring; candidates[current] is the M_a the engine runs.
+  // REQUIRES: current < candidates.size().
+  virtual void Begin(const std::vector<uint64_t>& candidates, size_t current) = 0;
   // Runs the ghosts in candidate `stage`'s configuration; `measuring`
   // counts what follows toward its prediction.
   virtual void SetStage(size_t stage, bool measuring) = 0;
@@ -38,6 +39,9 @@ class RoundSimulator {
   virtual uint64_t StageSamples() const = 0;
   // REQUIRES: the stage was measured.
   virtual CandidateCounts Counts(size_t stage) const = 0;
+  // The share of the data the round's sample holds, in (0, 1], fixed at
+  // Begin: sampled counts stand for 1 / share as many.
+  virtual double SampledShare() const = 0;
   // Ends the round and frees the ghosts.
   virtual void End() = 0;
   virtual size_t MemoryUsage() const = 0;

@@ -245,7 +245,8 @@ void Tracker::StartRound(const std::string& trigger, bool rose) {
   extensions_ = 0;
   phase_ = Phase::kRoundWarmup;
   stage_end_ = now_ + config_.round_warmup_accesses;
-  simulator_->Begin(candidates_);
+  simulator_->Begin(candidates_, current_index_);
+  round_.sampled_share = simulator_->SampledShare();
 }
 
 // Stage 0 runs only after the round's warm-up and once the engine runs
@@ -294,8 +295,9 @@ void Tracker::EndStage() {
 }
 
 // A candidate's prediction from the ghosts' sampled counts. Misses are
-// divided by the number of sampled accesses expected, R times the
-// accesses, not by the number the sample happened to get: a skewed
+// divided by the number of sampled accesses expected, the sample's share
+// of the data times the accesses, not by the number the sample happened
+// to get: a skewed
 // workload whose hottest blocks fall in (or out of) the sample would
 // otherwise shift every hit ratio (SHARDS-adj, Waldspurger et al., FAST
 // '15). Misses come from the cold and warm blocks, which a sample of
@@ -305,7 +307,7 @@ void Tracker::Predict(size_t stage, CandidateStats* c) const {
   const CandidateCounts counts = simulator_->Counts(stage);
   uint64_t round_accesses = 0;
   for (const uint64_t a : stage_accesses_) round_accesses += a;
-  const double rate = config_.sample_rate;
+  const double rate = simulator_->SampledShare();
   const double app_miss =
       round_accesses ? std::min(1.0, counts.app_misses / (rate * round_accesses)) : 1;
   const double kernel_miss =

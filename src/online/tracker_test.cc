@@ -20,10 +20,12 @@ class ScriptedSimulator final : public RoundSimulator {
   std::vector<double> app_miss;     // per candidate
   std::vector<double> kernel_miss;  // per access, per candidate
   std::vector<uint64_t> candidates;
+  size_t current = 0;
   int begins = 0, ends = 0;
 
-  void Begin(const std::vector<uint64_t>& c) override {
+  void Begin(const std::vector<uint64_t>& c, size_t current_index) override {
     candidates = c;
+    current = current_index;
     stage_samples_.assign(c.size(), 0);
     measured_ = 0;
     active_ = true;
@@ -46,6 +48,7 @@ class ScriptedSimulator final : public RoundSimulator {
     active_ = false;
     ++ends;
   }
+  double SampledShare() const override { return 1; }  // R = 1
   size_t MemoryUsage() const override { return 0; }
 
   void Access(uint64_t n) {
@@ -161,6 +164,7 @@ TEST(TrackerTest, FirstRoundAdoptsAClearlyBetterCandidateAndResizesGradually) {
   ASSERT_EQ(r.candidates.size(), 9u);
   EXPECT_TRUE(r.candidates[0].current);  // 8 MiB took the place of 0
   EXPECT_EQ(r.candidates[0].ma_bytes, 8 * kMiB);
+  EXPECT_EQ(h.sim.current, 0u);  // the simulator knows which one runs
   EXPECT_NEAR(r.candidates[8].predicted_latency, 1.9, 0.02);
   EXPECT_NEAR(r.measured_latency, 3.1, 0.02);
   EXPECT_EQ(h.sim.ends, 1);  // ghosts freed

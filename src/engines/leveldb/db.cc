@@ -170,6 +170,7 @@ double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint3
     ControllerConfig config = options_.controller;
     config.memory_bytes = memory;
     config.second_tier_owned = emulated;
+    config.app_cache_overhead = emulated ? 0 : options_.kernel_app_cache_overhead;
     if (options_.min_sampled_groups > 0) {
       config.sample_rate = SampleRateFor(config, TableBytes(path), options_.min_sampled_groups);
     }
