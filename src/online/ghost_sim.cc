@@ -18,8 +18,8 @@ uint64_t GhostSim::Scaled(uint64_t bytes) const {
 
 void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   End();
-  share_ = sampled_bytes_ > 0 ? static_cast<double>(sampled_bytes_) / file_bytes_
-                              : sampler_->rate();
+  share_ = CountedShare();
+  share_fixed_ = false;
   candidates_ = candidates;
   current_bytes_ = candidates.at(current);
   for (const uint64_t ma : candidates) app_limit_.push_back(Scaled(ma));
@@ -30,7 +30,7 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   PageCacheOptions page;
   page.capacity_bytes = ScaledKernelBytes(0);
   page.max_readahead_pages = options_.max_readahead_pages;
-  page.balance_scale = 1 / share_;
+  page.balance_scale = 1 / share_;  // balance rule only; not rescaled
   page.sample = sampler_->rate() < 1 ? sampler_ : nullptr;
   kernel_ = NewKernelCache(options_.kernel_model, page);
   for (const auto& [file_id, size] : files_) kernel_->SetFileSize(file_id, size.bytes);
@@ -38,10 +38,23 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   measuring_ = false;
 }
 
+double GhostSim::CountedShare() const {
+  return sampled_bytes_ > 0 ? static_cast<double>(sampled_bytes_) / file_bytes_ : sampler_->rate();
+}
+
+// An engine opens its tables as the workload first reads them, so the
+// sizes of the first round's files arrive during its warm-up: the share is
+// counted again, and the ghosts rescaled, when measuring starts.
 void GhostSim::SetStage(size_t stage, bool measuring) {
   if (!active()) return;
   stage_ = stage;
   measuring_ = measuring;
+  if (measuring && !share_fixed_) {
+    share_fixed_ = true;
+    share_ = CountedShare();
+    for (size_t i = 0; i < candidates_.size(); i++) app_limit_[i] = Scaled(candidates_[i]);
+    app_->SetCapacity(Scaled(options_.memory_bytes));
+  }
   kernel_->SetCapacity(ScaledKernelBytes(stage));
 }
 

@@ -63,7 +63,8 @@ class GhostSim final : public RoundSimulator {
   uint64_t StageSamples() const override;
   CandidateCounts Counts(size_t stage) const override;
   // The sampled groups' bytes over the bytes of the files whose sizes are
-  // known (SetFileSize); R when none are. With R, a 58 MiB DB sampled at
+  // known (SetFileSize), counted when the round's first stage starts
+  // measuring; R when none are known. With R, a 58 MiB DB sampled at
   // R = 1/4 holds 1.07 R of its data in the sample: the ghosts stood for
   // caches 7% smaller than the candidates, and a uniform workload's H_a at
   // 8 MiB of 106 MiB came out 0.03 instead of 0.075.
@@ -109,6 +110,7 @@ class GhostSim final : public RoundSimulator {
   };
 
   uint64_t Scaled(uint64_t bytes) const;
+  double CountedShare() const;
   // R times the kernel cache's room at candidate `stage`: M - M_a +
   // kernel_offset_, less the overhead of M_a's growth past the current
   // M_a; at least 0.
@@ -123,6 +125,7 @@ class GhostSim final : public RoundSimulator {
 
   // Round state; empty between rounds.
   double share_ = 1;  // SampledShare
+  bool share_fixed_ = false;
   std::vector<uint64_t> candidates_;  // M_a[i]
   uint64_t current_bytes_ = 0;        // the M_a the engine runs
   std::vector<uint64_t> app_limit_;  // R * M_a[i]: hit iff distance <= it

@@ -39,8 +39,9 @@ class RoundSimulator {
   virtual uint64_t StageSamples() const = 0;
   // REQUIRES: the stage was measured.
   virtual CandidateCounts Counts(size_t stage) const = 0;
-  // The share of the data the round's sample holds, in (0, 1], fixed at
-  // Begin: sampled counts stand for 1 / share as many.
+  // The share of the data the round's sample holds, in (0, 1], fixed when
+  // the first stage starts measuring: sampled counts stand for 1 / share
+  // as many.
   virtual double SampledShare() const = 0;
   // Ends the round and frees the ghosts.
   virtual void End() = 0;

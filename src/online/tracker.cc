@@ -246,7 +246,6 @@ void Tracker::StartRound(const std::string& trigger, bool rose) {
   phase_ = Phase::kRoundWarmup;
   stage_end_ = now_ + config_.round_warmup_accesses;
   simulator_->Begin(candidates_, current_index_);
-  round_.sampled_share = simulator_->SampledShare();
 }
 
 // Stage 0 runs only after the round's warm-up and once the engine runs
@@ -403,6 +402,7 @@ void Tracker::AbandonRound(const std::string& reason) {
 
 void Tracker::CloseRound() {
   round_.end_access = now_;
+  round_.sampled_share = simulator_->SampledShare();
   simulator_->End();
   history_.push_back(round_);
   if (history_.size() > kHistory) history_.pop_front();
