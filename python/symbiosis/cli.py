@@ -646,7 +646,7 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
                    default=None,
                    help="kernel budget: the share of a block-cache growth that Symbiosis "
                         "expects the engine's other memory to take from the page cache "
-                        "(default: the engine's, 0.125 for LevelDB)")
+                        "(default: the engine's, 0.25 for LevelDB)")
     p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where loaded DBs are kept (default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")

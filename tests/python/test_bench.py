@@ -56,6 +56,7 @@ def test_json_has_every_config_with_its_numbers(small_run):
     (["--memory", "8MiB"], "below the minimum"),
     (["--ratios", "7"], "is not a ratio"),
     (["--workload", "nosuch"], "nosuch"),
+    (["--app-cache-overhead", "1"], "--app-cache-overhead"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
