@@ -8,7 +8,7 @@
 //                      [--interval 1s] [--warmup 10s] [--overwrite 0]
 //                      [--budget kernel|emulated] [--allow-fallback]
 //                      [--device-latency 0us] [--reserve 32MiB] [--seed 1]
-//                      [--app-cache-overhead 0.125] [--progress]
+//                      [--app-cache-overhead 0.25] [--progress]
 //
 // load writes keys 0..N-1 ("user" + 12 digits) with values of --value-size
 // bytes whose first alpha share is random and the rest repeats it, so that
@@ -634,7 +634,7 @@ int Run(const Flags& flags) {
     char* end = nullptr;
     const double f = std::strtod(v.c_str(), &end);
     if (v.empty() || *end != '\0' || !(f >= 0 && f < 1)) {
-      Fail(2, "--app-cache-overhead must be a fraction in [0, 1), e.g. 0.125, not '" + v + "'");
+      Fail(2, "--app-cache-overhead must be a fraction in [0, 1), e.g. 0.25, not '" + v + "'");
     }
     c.app_cache_overhead = f;
   }

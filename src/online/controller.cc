@@ -96,7 +96,7 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.max_abandoned_rounds > 0, "max_abandoned_rounds must be at least 1 (default 3)");
   Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
   Require(c.app_cache_overhead >= 0 && c.app_cache_overhead < 1,
-          "app_cache_overhead must be in [0, 1), e.g. 0.125 for LevelDB in a memory cgroup");
+          "app_cache_overhead must be in [0, 1), e.g. 0.25 for LevelDB in a memory cgroup");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
   Require(c.costs.app_miss >= 0 && c.costs.kernel_miss >= 0 && std::isfinite(c.costs.app_miss) &&
               std::isfinite(c.costs.kernel_miss) && c.costs.app_miss + c.costs.kernel_miss > 0,

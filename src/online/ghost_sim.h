@@ -64,10 +64,10 @@ class GhostSim final : public RoundSimulator {
   CandidateCounts Counts(size_t stage) const override;
   // The sampled groups' bytes over the bytes of the files whose sizes are
   // known (SetFileSize), counted when the round's first stage starts
-  // measuring; R when none are known. With R, a 58 MiB DB sampled at
-  // R = 1/4 holds 1.07 R of its data in the sample: the ghosts stood for
-  // caches 7% smaller than the candidates, and a uniform workload's H_a at
-  // 8 MiB of 106 MiB came out 0.03 instead of 0.075.
+  // measuring; R when none are known. A uniform replay of 106 MiB sampled
+  // at R = 1/4 held 1.066 R of its data: scaled by R, the ghosts stood for
+  // caches 7% smaller than the candidates, and every H_a came out 0.065
+  // low (0.011 instead of 0.075 at 8 MiB).
   double SampledShare() const override { return share_; }
   void End() override;
   size_t MemoryUsage() const override;
@@ -111,7 +111,7 @@ class GhostSim final : public RoundSimulator {
 
   uint64_t Scaled(uint64_t bytes) const;
   double CountedShare() const;
-  // R times the kernel cache's room at candidate `stage`: M - M_a +
+  // The share times the kernel cache's room at candidate `stage`: M - M_a +
   // kernel_offset_, less the overhead of M_a's growth past the current
   // M_a; at least 0.
   uint64_t ScaledKernelBytes(size_t stage) const;

@@ -204,9 +204,10 @@ TEST(GhostSimTest, SampledRoundScalesCapacitiesByTheRate) {
 }
 
 // 13 files of 1 MiB at R = 1/4 hold 208 groups, of which the sample keeps
-// about 52, so it holds R +- 12% of the data; this layout's is 0.89 R. Scaled by R, the ghost would stand for the wrong cache size and
-// the wrong number of accesses; scaled by the share, a uniform workload's
-// miss ratio comes out as the exact LRU's.
+// about 52, so it holds R +- 12% of the data; this layout's is 0.89 R.
+// Scaled by R, the ghost would stand for the wrong cache size and the
+// wrong number of accesses; scaled by the share, a uniform workload's miss
+// ratio comes out as the exact LRU's.
 TEST(GhostSimTest, FileSizesGiveTheShareOfTheDataInTheSample) {
   const double rate = 0.25;
   Sampler quarter(SamplerOptions{rate, 32, 2053});

@@ -306,12 +306,12 @@ void Tracker::Predict(size_t stage, CandidateStats* c) const {
   const CandidateCounts counts = simulator_->Counts(stage);
   uint64_t round_accesses = 0;
   for (const uint64_t a : stage_accesses_) round_accesses += a;
-  const double rate = simulator_->SampledShare();
+  const double share = simulator_->SampledShare();
   const double app_miss =
-      round_accesses ? std::min(1.0, counts.app_misses / (rate * round_accesses)) : 1;
+      round_accesses ? std::min(1.0, counts.app_misses / (share * round_accesses)) : 1;
   const double kernel_miss =
       stage_accesses_[stage]
-          ? std::min(app_miss, counts.kernel_misses / (rate * stage_accesses_[stage]))
+          ? std::min(app_miss, counts.kernel_misses / (share * stage_accesses_[stage]))
           : 0;
   c->samples = counts.stage_samples;
   c->valid = counts.stage_samples >= config_.min_samples;
