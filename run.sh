@@ -18,5 +18,5 @@ echo
 echo "==> Figure 11 demo: LevelDB, hotspot20, D_u from M to 2M"
 exec "$ROOT/.venv/bin/symbiosis" bench leveldb --memory 256MiB --data-size 512MiB \
   --phases "hotspot20@{M}*5M;hotspot20@{2M}*5M" --configs static-default,symbiosis \
-  --warmup 0s --interval 2s --allow-fallback \
+  --duration 60s --warmup 0s --interval 2s --allow-fallback \
   --json "$ROOT/out/demo.json" --plot "$ROOT/out/demo.png"

@@ -138,6 +138,20 @@ Flags ParseFlags(int argc, char** argv, const std::vector<std::string>& known,
   return flags;
 }
 
+// A number that is the whole of `text` and lies in [0, 1], with 0 or 1
+// excluded where asked; otherwise exits with a one-line error naming `what`.
+double ParseFraction(const std::string& text, const std::string& what, bool zero_allowed,
+                     bool one_allowed) {
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  const bool in_range = (zero_allowed ? f >= 0 : f > 0) && (one_allowed ? f <= 1 : f < 1);
+  if (text.empty() || *end != '\0' || !in_range) {
+    Fail(2, what + " must be a number in " + (zero_allowed ? "[0" : "(0") + ", " +
+                (one_allowed ? "1]" : "1)") + ", not '" + text + "'");
+  }
+  return f;
+}
+
 // "60s", "500ms", "2m", "90" (seconds).
 double ParseSeconds(const std::string& text, const std::string& what) {
   char* end = nullptr;
@@ -215,9 +229,8 @@ int Load(const Flags& flags) {
   const std::string db_path = flags.Get("db", "");
   const uint64_t data_bytes = ParseBytes(flags.Get("data-size", ""), "--data-size");
   const uint64_t value_bytes = ParseBytes(flags.Get("value-size", "1000"), "--value-size");
-  const double alpha = std::strtod(flags.Get("alpha", "0.5").c_str(), nullptr);
+  const double alpha = ParseFraction(flags.Get("alpha", "0.5"), "--alpha", false, true);
   const uint64_t seed = ParseCount(flags.Get("seed", "1"), "--seed");
-  if (!(alpha > 0 && alpha <= 1)) Fail(2, "--alpha must be in (0, 1], e.g. 0.5 or 0.22");
   if (value_bytes > (1 << 20)) Fail(2, "--value-size must be at most 1MiB");
   if (fs::exists(db_path)) {
     Fail(2, db_path + " exists; remove it or choose another --db");
@@ -623,20 +636,14 @@ int Run(const Flags& flags) {
   if (c.interval_s <= 0) Fail(2, "--interval must be positive");
   c.threads = static_cast<int>(ParseCount(flags.Get("threads", "4"), "--threads"));
   if (c.threads < 1 || c.threads > 256) Fail(2, "--threads must be 1..256");
-  c.overwrite = std::strtod(flags.Get("overwrite", "0").c_str(), nullptr);
-  if (!(c.overwrite >= 0 && c.overwrite <= 1)) Fail(2, "--overwrite must be a fraction in [0, 1]");
+  c.overwrite = ParseFraction(flags.Get("overwrite", "0"), "--overwrite", true, true);
   c.device_latency_ns = static_cast<uint64_t>(
       ParseSeconds(flags.Get("device-latency", "0"), "--device-latency") * 1e9);
   c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
   c.progress = flags.Has("progress");
   if (flags.Has("app-cache-overhead")) {
-    const std::string v = flags.Get("app-cache-overhead", "");
-    char* end = nullptr;
-    const double f = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(f >= 0 && f < 1)) {
-      Fail(2, "--app-cache-overhead must be a fraction in [0, 1), e.g. 0.25, not '" + v + "'");
-    }
-    c.app_cache_overhead = f;
+    c.app_cache_overhead = ParseFraction(flags.Get("app-cache-overhead", ""),
+                                         "--app-cache-overhead", true, false);
   }
   if (c.budget == sl::Budget::kEmulated) {
     symbiosis::InterruptGuard guard;

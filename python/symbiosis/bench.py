@@ -4,8 +4,9 @@ the Controller's decisions.
 
 The work is done by the native driver ``leveldb_bench`` (tools/leveldb_bench.cc),
 one process per configuration; this module loads the DB once per data size,
-runs the configurations in turn, shows progress, and writes the table, the
-JSON and the plots.
+runs the configurations in turn (or, with --side-by-side, each static
+configuration at the same time as a Symbiosis run), shows progress, and
+writes the table, the JSON and the plots.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from symbiosis._native import InputError
 
@@ -77,9 +79,13 @@ def ensure_db(db_dir: str, data_bytes: int, value_bytes: int, alpha: float,
     return path
 
 
-def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool) -> dict:
-    """Runs one configuration; returns {summary, timeline}."""
+def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
+               cpus: Optional[Set[int]] = None) -> dict:
+    """Runs one configuration, on the CPUs `cpus` if given; returns
+    {summary, timeline}."""
     command = [driver_path(), "run", "--db", db, "--config", name]
+    if cpus:  # taskset, not preexec_fn: the pairs are started from two threads
+        command = ["taskset", "--cpu-list", ",".join(map(str, sorted(cpus)))] + command
     for flag, value in args.items():
         if value is True:
             command.append(f"--{flag}")
@@ -117,6 +123,94 @@ def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
     return results
 
 
+# Side by side. On a shared machine two runs of one configuration a minute
+# apart differ by up to 1.6x (bench/leveldb.md), which hides a 5% criterion.
+# Running Symbiosis and a static configuration at the same time, on two
+# copies of the DB, makes the machine's noise hit both; each run is pinned to
+# its own CPU so that neither takes the other's CPU time when that one waits
+# for the device (unpinned, the faster of the two would also run faster than
+# alone, which exaggerates the ratio). The copies and CPUs swap every pair.
+
+
+def copy_db(db: str, copies: Tuple[str, str], log: Callable[[str], None]) -> None:
+    """Two copies of `db`, synced to the device."""
+    size = sum(f.stat().st_size for f in Path(db).rglob("*") if f.is_file())
+    free = shutil.disk_usage(os.path.dirname(db)).free
+    if free < 2 * size + (64 << 20):
+        raise InputError(f"--side-by-side needs two copies of {db} ({2 * size // MIB} MiB) but "
+                         f"{os.path.dirname(db)} has {free // MIB} MiB free; free space or "
+                         "give another --db-dir")
+    for copy in copies:
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(db, copy, symlinks=True)
+    os.sync()  # no writeback of the copies during the first pair
+    log(f"  copied {db} twice ({size // MIB} MiB each)")
+
+
+def pair_cpus() -> Tuple[Optional[Set[int]], Optional[Set[int]]]:
+    """Half of this process's CPUs for each run of a pair, or no pinning on a
+    single CPU or without taskset."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 or shutil.which("taskset") is None:
+        return None, None
+    half = len(cpus) // 2
+    return set(cpus[:half]), set(cpus[half:2 * half])
+
+
+def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
+              log: Callable[[str], None]) -> dict:
+    """Each static configuration at the same time as a Symbiosis run. Returns
+    {results, pairs}: results as run_setup's, with the Symbiosis run of median
+    throughput standing for Symbiosis; pairs one per static configuration."""
+    statics = [c for c in configs if c != "symbiosis"]
+    cpu_sets = pair_cpus()
+    if cpu_sets[0] is None:
+        log("  one CPU or no taskset: the runs of a pair share the CPUs (not pinned)")
+    copies = (db + ".side-a", db + ".side-b")
+    pairs: List[dict] = []
+    results: Dict[str, dict] = {}
+    try:
+        copy_db(db, copies, log)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for i, name in enumerate(statics):
+                log(f"  {name} and symbiosis, side by side ...")
+                s, y = (0, 1) if i % 2 == 0 else (1, 0)
+                static_run = pool.submit(run_config, copies[s], name, driver_args, False,
+                                         cpu_sets[s])
+                sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
+                                      show_progress, cpu_sets[y])
+                results[name] = static_run.result()
+                sym = sym_run.result()
+                pairs.append({"static": name, "symbiosis": sym})
+    finally:
+        for copy in copies:
+            shutil.rmtree(copy, ignore_errors=True)
+    ordered = sorted(pairs, key=lambda p: p["symbiosis"]["summary"]["throughput_ops"])
+    results["symbiosis"] = ordered[(len(ordered) - 1) // 2]["symbiosis"]
+    return {"results": results, "pairs": pairs}
+
+
+def pair_ratios(cell: dict) -> Dict[str, float]:
+    """Symbiosis's throughput over each static configuration's, per pair."""
+    out = {}
+    for pair in cell["pairs"]:
+        static = cell["results"][pair["static"]]["summary"]["throughput_ops"]
+        sym = pair["symbiosis"]["summary"]["throughput_ops"]
+        out[pair["static"]] = sym / static if static else 0.0
+    return out
+
+
+def format_pairs(cell: dict) -> str:
+    rows = [("pair", "static ops/s", "symbiosis ops/s", "ratio", "Symbiosis M_a", "H_a", "H_k")]
+    ratios = pair_ratios(cell)
+    for pair in cell["pairs"]:
+        s, y = cell["results"][pair["static"]]["summary"], pair["symbiosis"]["summary"]
+        rows.append((pair["static"], f"{s['throughput_ops']:.0f}", f"{y['throughput_ops']:.0f}",
+                     f"{ratios[pair['static']]:.2f}x", f"{y['final_ma_bytes'] / MIB:.0f} MiB",
+                     f"{y['hit_app']:.3f}", f"{y['hit_kernel']:.3f}"))
+    return "\n".join(_aligned(rows))
+
+
 def format_table(results: Dict[str, dict]) -> str:
     rows = [("config", "final M_a", "ops/s", "mean us", "p99 us", "H_a", "H_k")]
     for name, r in results.items():
@@ -124,18 +218,30 @@ def format_table(results: Dict[str, dict]) -> str:
         rows.append((name, f"{s['final_ma_bytes'] / MIB:.0f} MiB", f"{s['throughput_ops']:.0f}",
                      f"{s['mean_us']:.1f}", f"{s['p99_us']:.1f}", f"{s['hit_app']:.3f}",
                      f"{s['hit_kernel']:.3f}"))
+    return "\n".join(_aligned(rows))
+
+
+def _aligned(rows: List[Tuple[str, ...]]) -> List[str]:
+    """Text columns: the first left-aligned, the others right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.rjust(w) if i else cell.ljust(w)
-                               for i, (cell, w) in enumerate(zip(row, widths))) for row in rows)
+    return ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+            for row in rows]
 
 
 def grid_verdicts(cells: List[dict]) -> List[dict]:
     """Symbiosis against the static configurations of each cell: the better
     of static-default and static-max, the best static configuration run (the
     oracle when the sweep ran) and the worse baseline. Cells without
-    symbiosis or without both baselines are left out."""
+    symbiosis or without both baselines are left out. Side-by-side cells
+    compare within each pair: Symbiosis against the better baseline is the
+    smaller of its two pair ratios."""
     out = []
     for cell in cells:
+        if "pairs" in cell:
+            verdict = _pair_verdict(cell)
+            if verdict:
+                out.append(verdict)
+            continue
         tput = {name: r["summary"]["throughput_ops"] for name, r in cell["results"].items()}
         if "symbiosis" not in tput or "static-default" not in tput or "static-max" not in tput:
             continue
@@ -153,6 +259,21 @@ def grid_verdicts(cells: List[dict]) -> List[dict]:
     return out
 
 
+def _pair_verdict(cell: dict) -> Optional[dict]:
+    ratios = pair_ratios(cell)
+    if "static-default" not in ratios or "static-max" not in ratios:
+        return None
+    oracle = min(ratios, key=lambda n: ratios[n])
+    sym = cell["results"]["symbiosis"]["summary"]
+    return {"workload": cell["workload"], "ratio": cell["ratio"],
+            "symbiosis_ops": sym["throughput_ops"], "symbiosis_ma_bytes": sym["final_ma_bytes"],
+            "vs_better_baseline": min(ratios["static-default"], ratios["static-max"]),
+            "vs_worse_baseline": max(ratios["static-default"], ratios["static-max"]),
+            "oracle": oracle, "vs_oracle": ratios[oracle], "side_by_side": True,
+            "symbiosis_ma_by_pair": {p["static"]: p["symbiosis"]["summary"]["final_ma_bytes"]
+                                     for p in cell["pairs"]}}
+
+
 def format_verdicts(verdicts: List[dict]) -> str:
     """The grid's verdict table and its summary lines."""
     rows = [("workload", "M/D_u", "Symbiosis M_a", "ops/s", "/better base", "/oracle", "oracle",
@@ -161,9 +282,7 @@ def format_verdicts(verdicts: List[dict]) -> str:
         rows.append((v["workload"], f"{v['ratio']:.2f}", f"{v['symbiosis_ma_bytes'] / MIB:.0f} MiB",
                      f"{v['symbiosis_ops']:.0f}", f"{v['vs_better_baseline']:.2f}x",
                      f"{v['vs_oracle']:.2f}x", v["oracle"], f"{v['vs_worse_baseline']:.2f}x"))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
-             for row in rows]
+    lines = _aligned(rows)
     n = len(verdicts)
     if n:
         base_ok = sum(v["vs_better_baseline"] >= 0.95 for v in verdicts)
@@ -181,24 +300,16 @@ def cmd_bench_leveldb(args) -> int:
     log: Callable[[str], None] = (lambda m: None) if args.quiet else (
         lambda m: print(m, file=sys.stderr, flush=True))
     configs = expand_configs(args.configs)
+    if args.side_by_side and ("symbiosis" not in configs or len(configs) < 2):
+        raise InputError("--side-by-side runs Symbiosis beside each static configuration; "
+                         "give --configs symbiosis and at least one static-...")
     memory = int(args.memory * args.scale)
     workloads = [w for w in args.workloads.split(",") if w] if args.workloads else [args.workload]
     ratios = [float(r) for r in args.ratios.split(",")] if args.ratios else [None]
     for r in ratios:
         if r is not None and not 0 < r <= 4:
             raise InputError(f"--ratios: {r} is not a ratio M/D_u in (0, 4]")
-    driver_args: Dict[str, str] = {
-        "memory": str(memory), "threads": str(args.threads), "interval": args.interval,
-        "warmup": args.warmup, "budget": args.budget, "device-latency": args.device_latency,
-        "overwrite": str(args.overwrite), "seed": str(args.seed)}
-    if args.ops:
-        driver_args["ops"] = str(args.ops)
-    else:
-        driver_args["duration"] = args.duration
-    if args.allow_fallback:
-        driver_args["allow-fallback"] = True
-    if args.app_cache_overhead is not None:
-        driver_args["app-cache-overhead"] = str(args.app_cache_overhead)
+    driver_args = run_flags(args, memory)
     show_progress = not args.quiet and sys.stderr.isatty()
     cells = []
     for workload in workloads:
@@ -219,18 +330,22 @@ def cmd_bench_leveldb(args) -> int:
                 one["workload"] = workload
             log(f"{phases or workload}: D_u = {data // MIB} MiB, M = {memory // MIB} MiB "
                 f"({args.budget} budget)")
-            results = run_setup(db, configs, one, show_progress, log)
-            cells.append({"workload": phases or workload, "data_bytes": data,
-                          "ratio": memory / data, "results": results})
+            cell = {"workload": phases or workload, "data_bytes": data, "ratio": memory / data}
+            if args.side_by_side:
+                cell.update(run_pairs(db, configs, one, show_progress, log))
+            else:
+                cell["results"] = run_setup(db, configs, one, show_progress, log)
+            cells.append(cell)
             if not args.quiet:
                 print(f"\n{phases or workload}, M/D_u = {memory / data:.2f}")
-                print(format_table(results))
+                print(format_pairs(cell) if args.side_by_side else format_table(cell["results"]))
     output = make_output(cells, memory, args)
     verdicts = grid_verdicts(cells)
     if verdicts:
         output["verdicts"] = verdicts
         if not args.quiet and len(cells) > 1:
-            print("\nSymbiosis against the static configurations (throughput ratios):")
+            how = " run side by side" if args.side_by_side else ""
+            print(f"\nSymbiosis against the static configurations{how} (throughput ratios):")
             print(format_verdicts(verdicts))
     if args.json:
         with open(args.json, "w") as f:
@@ -239,11 +354,33 @@ def cmd_bench_leveldb(args) -> int:
         from symbiosis import plots
         if len(cells) == 1:
             plots.plot_bench_timeline(output, args.plot)
+        elif args.side_by_side:
+            plots.plot_bench_pairs(output, args.plot)
         else:
             plots.plot_bench_grid(output, args.plot)
         if not args.quiet:
             print(f"plot written to {args.plot}")
     return 0
+
+
+def run_flags(args, memory: int) -> Dict[str, str]:
+    """The driver's `run` flags shared by every configuration. Phases that all
+    give a count of operations run to their end unless --duration is given."""
+    flags: Dict[str, str] = {
+        "memory": str(memory), "threads": str(args.threads), "interval": args.interval,
+        "warmup": args.warmup, "budget": args.budget, "device-latency": args.device_latency,
+        "overwrite": str(args.overwrite), "seed": str(args.seed)}
+    phases_counted = bool(args.phases) and all(
+        "*" in part for part in args.phases.split(";") if part.strip())
+    if args.ops:
+        flags["ops"] = str(args.ops)
+    elif args.duration or not phases_counted:
+        flags["duration"] = args.duration or "60s"
+    if args.allow_fallback:
+        flags["allow-fallback"] = True
+    if args.app_cache_overhead is not None:
+        flags["app-cache-overhead"] = str(args.app_cache_overhead)
+    return flags
 
 
 def _size_text(n: int) -> str:
@@ -266,7 +403,15 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                         "p95_us": s["p95_us"], "p99_us": s["p99_us"], "hit_app": s["hit_app"],
                         "hit_kernel": s["hit_kernel"], "summary": s, "timeline": r["timeline"]})
         return out
+    def cell_of(c: dict) -> dict:
+        out = {"workload": c["workload"], "data_bytes": c["data_bytes"], "ratio": c["ratio"],
+               "configs": configs_of(c)}
+        if "pairs" in c:
+            ratios = pair_ratios(c)
+            out["pairs"] = [{"static": p["static"], "ratio": ratios[p["static"]],
+                             "symbiosis": configs_of({"results": {"symbiosis": p["symbiosis"]}})[0]}
+                            for p in c["pairs"]]
+        return out
     return {"engine": "leveldb", "memory_bytes": memory, "budget": args.budget,
-            "configs": configs_of(cells[0]),
-            "cells": [{"workload": c["workload"], "data_bytes": c["data_bytes"],
-                       "ratio": c["ratio"], "configs": configs_of(c)} for c in cells]}
+            "side_by_side": bool(args.side_by_side), "configs": configs_of(cells[0]),
+            "cells": [cell_of(c) for c in cells]}

@@ -600,6 +600,8 @@ examples:
       --configs static-default,symbiosis --data-size 512MiB
   symbiosis bench leveldb --workloads uniform,zipfian,hotspot20 \\
       --ratios 0.2,0.4,0.6,0.8,1.0 --configs all --json grid.json --plot grid.png
+  symbiosis bench leveldb --workloads hotspot20 --ratios 0.6,1.0 --configs all \\
+      --side-by-side --plot pairs.png     # each static run at the same time as Symbiosis
 
 {M} and {2M} in --phases stand for the budget and twice it. JSON: configs:
 [{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}],
@@ -621,7 +623,9 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ratios", default=None, help="grid: comma-separated M/D_u values")
     p.add_argument("--configs", default="static-default,static-max,symbiosis",
                    help="configurations, or 'sweep' or 'all' (default: %(default)s)")
-    p.add_argument("--duration", default="60s", help="run time per configuration (default: 60s)")
+    p.add_argument("--duration", default=None,
+                   help="run time per configuration (default: 60s, or until every phase of "
+                        "--phases has run its count of operations)")
     p.add_argument("--ops", type=_count("--ops"), default=0,
                    help="operations per configuration instead of --duration")
     p.add_argument("--warmup", default="10s",
@@ -647,6 +651,10 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
                    help="kernel budget: the share of a block-cache growth that Symbiosis "
                         "expects the engine's other memory to take from the page cache "
                         "(default: the engine's, 0.25 for LevelDB)")
+    p.add_argument("--side-by-side", action="store_true",
+                   help="run each static configuration at the same time as a Symbiosis run, "
+                        "on two copies of the DB, one CPU each, and compare within each pair: "
+                        "on a shared machine the way to see a 5%% difference")
     p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where loaded DBs are kept (default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")

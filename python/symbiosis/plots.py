@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 from symbiosis.units import format_bytes  # noqa: E402
 
@@ -217,6 +218,41 @@ def plot_bench_grid(result: dict, path: str) -> None:
     axes[0][-1].legend(fontsize=7)
     fig.suptitle(f"LevelDB, M={format_bytes(result['memory_bytes'])}, {result['budget']} budget",
                  fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_bench_pairs(result: dict, path: str) -> None:
+    """A side-by-side grid: one panel per workload, Symbiosis's throughput
+    over each static configuration's measured in the same pair, against
+    M/D_u; above 1 Symbiosis was faster. The best static configuration is
+    the pair with the smallest ratio."""
+    workloads = list(dict.fromkeys(c["workload"] for c in result["cells"]))
+    fig, axes = plt.subplots(1, len(workloads), figsize=(3.2 * len(workloads), 3.6), squeeze=False,
+                             sharey=True)
+    for ax, workload in zip(axes[0], workloads):
+        cells = sorted((c for c in result["cells"] if c["workload"] == workload),
+                       key=lambda c: c["ratio"])
+        xs = [c["ratio"] for c in cells]
+        ratios = [{p["static"]: p["ratio"] for p in c["pairs"]} for c in cells]
+        ax.plot(xs, [min(r.values()) for r in ratios], marker="o", lw=2.2, color="C3",
+                label="vs best static")
+        for name, style in (("static-default", {"marker": "s", "ms": 4, "lw": 1}),
+                            ("static-max", {"marker": "^", "ms": 4, "lw": 1})):
+            if all(name in r for r in ratios):
+                ax.plot(xs, [r[name] for r in ratios], label=f"vs {name}", **style)
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.axhline(0.95, color="grey", lw=0.8, ls=":")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(ticker.FormatStrFormatter("%g"))
+        ax.set_title(workload, fontsize=9)
+        ax.set_xlabel("M / D_u")
+    axes[0][0].set_ylabel("Symbiosis / static throughput\n(run side by side)")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(f"LevelDB, M={format_bytes(result['memory_bytes'])}, {result['budget']} budget\n"
+                 "each static split run beside Symbiosis", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

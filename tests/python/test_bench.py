@@ -2,6 +2,7 @@
 emulated budget (no root needed): the JSON schema, the plot, the errors."""
 
 import json
+import subprocess
 
 import pytest
 
@@ -57,6 +58,7 @@ def test_json_has_every_config_with_its_numbers(small_run):
     (["--ratios", "7"], "is not a ratio"),
     (["--workload", "nosuch"], "nosuch"),
     (["--app-cache-overhead", "1"], "--app-cache-overhead"),
+    (["--side-by-side", "--configs", "static-default,static-max"], "--side-by-side"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
@@ -90,3 +92,97 @@ def test_grid_verdicts_compare_with_baselines_and_the_oracle():
     assert "better baseline in 1/2 cells" in text
     assert "best static run in 1/2" in text
     assert "mean gain over the worse baseline 3.25x (up to 3.60x)" in text
+
+
+def test_side_by_side_runs_each_static_config_beside_symbiosis(tmp_path):
+    out = tmp_path / "pairs.json"
+    proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path / "dbs"),
+                   "--configs", "static-default,static-4,symbiosis", "--side-by-side",
+                   "--json", str(out))
+    result = json.loads(out.read_text())
+    assert result["side_by_side"] is True
+    cell = result["cells"][0]
+    assert [p["static"] for p in cell["pairs"]] == ["static-default", "static-4"]
+    ops = {c["name"]: c["throughput_ops"] for c in cell["configs"]}
+    for pair in cell["pairs"]:
+        assert pair["symbiosis"]["throughput_ops"] > 0 and pair["symbiosis"]["timeline"]
+        assert pair["ratio"] == pytest.approx(pair["symbiosis"]["throughput_ops"] / ops[pair["static"]])
+    # Symbiosis's entry is one of its runs, the one of median throughput.
+    assert ops["symbiosis"] in [p["symbiosis"]["throughput_ops"] for p in cell["pairs"]]
+    assert "side by side" in proc.stderr and "ratio" in proc.stdout
+    assert sorted(p.name for p in (tmp_path / "dbs").iterdir()) == ["leveldb-64MiB-v1000-a0.5"]
+
+
+def test_pairs_get_one_cpu_each():
+    from symbiosis.bench import pair_cpus
+    a, b = pair_cpus()
+    if a is None:
+        pytest.skip("one CPU: pairs are not pinned (nothing to check)")
+    assert a and b and not a & b
+
+
+def _pair_cell(workload, ratio, pairs):
+    """pairs: static name -> (static ops, symbiosis ops in that pair)."""
+    results = {n: {"summary": {"throughput_ops": s}} for n, (s, _) in pairs.items()}
+    runs = [{"static": n, "symbiosis": {"summary": {"throughput_ops": y, "final_ma_bytes": 8 << 20}}}
+            for n, (_, y) in pairs.items()]
+    results["symbiosis"] = runs[0]["symbiosis"]
+    return {"workload": workload, "ratio": ratio, "results": results, "pairs": runs}
+
+
+def test_side_by_side_verdicts_compare_within_each_pair():
+    from symbiosis.bench import grid_verdicts
+    cells = [_pair_cell("uniform", 0.2, {"static-default": (100, 120), "static-max": (200, 180),
+                                          "static-4": (300, 270)}),
+             _pair_cell("zipfian", 1.0, {"static-default": (400, 380)})]
+    v = grid_verdicts(cells)
+    assert len(v) == 1  # the zipfian cell lacks static-max
+    assert v[0]["vs_better_baseline"] == pytest.approx(0.9)   # 180 / 200
+    assert v[0]["vs_worse_baseline"] == pytest.approx(1.2)    # 120 / 100
+    assert v[0]["oracle"] == "static-max" and v[0]["vs_oracle"] == pytest.approx(0.9)
+
+
+@pytest.fixture(scope="module")
+def tiny_db(tmp_path_factory):
+    """A 2 MiB bench DB, loaded by the driver itself."""
+    from symbiosis.bench import driver_path
+    db = tmp_path_factory.mktemp("driver") / "db"
+    subprocess.run([driver_path(), "load", "--db", str(db), "--data-size", "2MiB"], check=True,
+                   capture_output=True)
+    return db
+
+
+@pytest.mark.parametrize("flag, value", [
+    ("--overwrite", "0.5x"), ("--overwrite", "1.5"), ("--overwrite", ""),
+    ("--app-cache-overhead", "1"), ("--app-cache-overhead", "0.25.1"),
+])
+def test_driver_rejects_a_bad_fraction_in_one_line(tiny_db, flag, value):
+    # The Python CLI checks these first; the driver is also run by hand and by scripts.
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "run", "--db", str(tiny_db), "--memory", "32MiB",
+                           "--config", "static-default", "--budget", "emulated", "--duration", "1s",
+                           flag, value], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and f"'{value}'" in lines[0], proc.stderr
+
+
+def test_driver_load_rejects_a_bad_alpha(tmp_path):
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "load", "--db", str(tmp_path / "db"), "--data-size", "2MiB",
+                           "--alpha", "0.5x"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--alpha" in proc.stderr and not (tmp_path / "db").exists()
+
+
+
+@pytest.mark.parametrize("extra, duration", [
+    ([], "60s"),
+    (["--phases", "uniform@16MiB*30K;uniform@32MiB*30K"], None),   # counted: run to the end
+    (["--phases", "uniform@16MiB*30K;uniform@32MiB"], "60s"),       # the last phase is open
+    (["--phases", "uniform@16MiB*30K", "--duration", "5s"], "5s"),
+])
+def test_counted_phases_run_to_their_end_unless_a_duration_is_given(extra, duration):
+    from symbiosis.bench import run_flags
+    from symbiosis.cli import build_parser
+    args = build_parser().parse_args(["bench", "leveldb", *extra])
+    assert run_flags(args, 64 << 20).get("duration") == duration
