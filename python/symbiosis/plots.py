@@ -3,7 +3,7 @@ the parameters in the title, the best point marked."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Sequence
 
 import matplotlib
 
@@ -190,24 +190,22 @@ def plot_bench_timeline(result: dict, path: str) -> None:
     plt.close(fig)
 
 
-def _cells_by_workload(result: dict) -> List[Tuple[str, List[dict]]]:
-    """The grid's cells per workload, in order of M/D_u."""
-    workloads = list(dict.fromkeys(c["workload"] for c in result["cells"]))
-    return [(w, sorted((c for c in result["cells"] if c["workload"] == w), key=lambda c: c["ratio"]))
-            for w in workloads]
-
-
 def _workload_panels(result: dict):
-    """One panel per workload in a row, sharing the y axis."""
-    n = len({c["workload"] for c in result["cells"]})
-    return plt.subplots(1, n, figsize=(3.2 * n, 3.6), squeeze=False, sharey=True)
+    """One panel per workload in a row, sharing the y axis: (fig, axes,
+    [(ax, workload, its cells in order of M/D_u)])."""
+    workloads = list(dict.fromkeys(c["workload"] for c in result["cells"]))
+    fig, axes = plt.subplots(1, len(workloads), figsize=(3.2 * len(workloads), 3.6), squeeze=False,
+                             sharey=True)
+    panels = [(ax, w, sorted((c for c in result["cells"] if c["workload"] == w),
+                             key=lambda c: c["ratio"])) for ax, w in zip(axes[0], workloads)]
+    return fig, axes, panels
 
 
 def plot_bench_grid(result: dict, path: str) -> None:
     """The paper's Figure 8 style grid: one panel per workload, throughput of
     each configuration against M/D_u, normalized to the best static split."""
-    fig, axes = _workload_panels(result)
-    for ax, (workload, cells) in zip(axes[0], _cells_by_workload(result)):
+    fig, axes, panels = _workload_panels(result)
+    for ax, workload, cells in panels:
         ratios = [c["ratio"] for c in cells]
         names = [cfg["name"] for cfg in cells[0]["configs"]]
         for name in names:
@@ -237,8 +235,8 @@ def plot_bench_pairs(result: dict, path: str) -> None:
     over each static configuration's measured in the same pair, against
     M/D_u; above 1 Symbiosis was faster. The best static configuration is
     the pair with the smallest ratio."""
-    fig, axes = _workload_panels(result)
-    for ax, (workload, cells) in zip(axes[0], _cells_by_workload(result)):
+    fig, axes, panels = _workload_panels(result)
+    for ax, workload, cells in panels:
         xs = [c["ratio"] for c in cells]
         ratios = [{p["static"]: p["ratio"] for p in c["pairs"]} for c in cells]
         ax.plot(xs, [min(r.values()) for r in ratios], marker="o", lw=2.2, color="C3",
