@@ -17,7 +17,10 @@
 //             in increasing M_a, and warmed before each is measured. The
 //             candidate nearest the current M_a is moved onto it, so the
 //             current configuration is simulated too and predictions are
-//             compared with it: model bias cancels. The best candidate is
+//             compared with it: model bias cancels. Candidates are ranked
+//             by A, the throughput bound that knows when threads
+//             outnumber CPUs (cost_model.h), once the process's CPU load
+//             is measured, else by L_e. The best candidate is
 //             adopted only if it beats the simulated current configuration
 //             by the gain threshold, and only if the simulated current
 //             configuration agrees with what was measured (the guard: a
@@ -43,12 +46,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "symbiosis/block.h"
 #include "symbiosis/cost_model.h"
 #include "symbiosis/kernel_cache.h"
+#include "symbiosis/sched_times.h"
 
 namespace symbiosis {
 
@@ -133,6 +138,11 @@ struct ControllerConfig {
   MissCosts costs;
   bool measure_app_miss_cost = true;     // C_a from reads the kernel served
   bool measure_kernel_miss_cost = true;  // C_k from device reads
+  // Rank candidates by A, which knows that with more busy threads than
+  // CPUs a device wait costs less than the CPU (cost_model.h), once the
+  // process's scheduler times and C_k_cpu are measured; false: by L_e,
+  // the paper's model. Either way the guard compares L_e.
+  bool model_cpu_load = true;
   double cost_smoothing = 0.2;  // EWMA weight of a window's mean, (0, 1]
   uint64_t min_cost_samples = 64;  // timed reads a window needs to count
 };
@@ -166,7 +176,8 @@ struct CandidateStats {
   uint64_t samples = 0;  // sampled accesses in its window
   double hit_app = 0;
   double hit_kernel = 0;
-  double predicted_latency = 0;
+  double predicted_latency = 0;      // L_e
+  double predicted_access_time = 0;  // A; 0 while the CPU load is unmeasured
 };
 
 struct RoundStats {
@@ -203,6 +214,9 @@ struct ControllerStats {
   MissCosts costs;               // in use now
   bool app_miss_cost_measured = false;
   bool kernel_miss_cost_measured = false;
+  bool kernel_miss_cpu_measured = false;
+  CpuLoad cpu_load;  // in use now
+  bool cpu_load_measured = false;
   std::vector<RoundStats> rounds;  // the most recent, oldest first
   uint64_t ghost_memory_bytes = 0;  // now; outside rounds only the file sizes
   uint64_t peak_ghost_memory_bytes = 0;
@@ -229,8 +243,12 @@ class Controller {
   // One read of a block's on-disk bytes after an application-cache miss:
   // whether the kernel (or compressed) cache held all of them, and how
   // long serving the miss took (read, checksum, decompression), in
-  // nanoseconds; 0 if not timed.
-  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns = 0);
+  // nanoseconds; 0 if not timed. `sched`: for a timed device read, the
+  // thread's scheduler times over the same span (ThisThreadSchedTimes
+  // before and after), which split it into CPU, run-queue wait and device
+  // wait.
+  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns = 0,
+                  std::optional<SchedTimes> sched = std::nullopt);
 
   // The file was deleted: the kernel ghost forgets its pages (the page
   // cache drops them); its blocks age out of the application ghost, as

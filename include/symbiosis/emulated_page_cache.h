@@ -25,6 +25,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+
+#include "symbiosis/sched_times.h"
 
 namespace symbiosis {
 
@@ -40,6 +43,10 @@ struct EmulatedRead {
   int error = 0;         // 0, or the errno of the failed device read
   bool hit = false;      // every requested page was resident
   size_t bytes = 0;      // bytes copied to `out` (short at the end of file)
+  // On one miss in 8 (per thread), the thread's scheduler times as it went
+  // to the device (before the injected latency), for the Controller's
+  // cost split.
+  std::optional<SchedTimes> miss_start;
 };
 
 class EmulatedPageCache {

@@ -26,6 +26,7 @@ namespace symbiosis {
 
 struct ReplayOptions {
   // The Controller's configuration; memory_bytes must be set (> 0).
+  // model_cpu_load is ignored (off): a replay has no engine threads.
   ControllerConfig controller;
   // The simulated engine: its true miss costs (microseconds) and kernel.
   MissCosts costs;

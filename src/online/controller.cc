@@ -1,6 +1,7 @@
 #include "symbiosis/controller.h"
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -34,6 +35,10 @@ struct alignas(64) Slot {
   std::atomic<uint64_t> hit_timed{0};
   std::atomic<uint64_t> miss_ns{0};
   std::atomic<uint64_t> miss_timed{0};
+  std::atomic<uint64_t> split_misses{0};
+  std::atomic<uint64_t> split_ns{0};
+  std::atomic<uint64_t> split_cpu_ns{0};
+  std::atomic<uint64_t> split_runnable_ns{0};
 };
 
 size_t ThreadSlot() {
@@ -150,7 +155,13 @@ std::string ToJson(const ControllerStats& s) {
   j += ", \"costs\": {\"app_miss\": " + JsonNumber(s.costs.app_miss) +
        ", \"kernel_miss\": " + JsonNumber(s.costs.kernel_miss) +
        ", \"app_miss_measured\": " + JsonBool(s.app_miss_cost_measured) +
-       ", \"kernel_miss_measured\": " + JsonBool(s.kernel_miss_cost_measured) + "}";
+       ", \"kernel_miss_measured\": " + JsonBool(s.kernel_miss_cost_measured) +
+       ", \"kernel_miss_cpu\": " + JsonNumber(s.costs.kernel_miss_cpu) +
+       ", \"kernel_miss_cpu_measured\": " + JsonBool(s.kernel_miss_cpu_measured) + "}";
+  j += ", \"cpu_load\": {\"cpus\": " + JsonNumber(s.cpu_load.cpus) +
+       ", \"threads\": " + JsonNumber(s.cpu_load.threads) +
+       ", \"base_cpu\": " + JsonNumber(s.cpu_load.base_cpu) +
+       ", \"measured\": " + JsonBool(s.cpu_load_measured) + "}";
   j += ", \"ghost_memory_bytes\": " + std::to_string(s.ghost_memory_bytes);
   j += ", \"peak_ghost_memory_bytes\": " + std::to_string(s.peak_ghost_memory_bytes);
   j += ", \"ignored_events\": " + std::to_string(s.ignored_events);
@@ -181,6 +192,7 @@ std::string ToJson(const ControllerStats& s) {
       j += ", \"hit_app\": " + JsonNumber(c.hit_app);
       j += ", \"hit_kernel\": " + JsonNumber(c.hit_kernel);
       j += ", \"predicted_latency\": " + JsonNumber(c.predicted_latency);
+      j += ", \"predicted_access_time\": " + JsonNumber(c.predicted_access_time);
       j += "}";
     }
     j += "]}";
@@ -230,7 +242,8 @@ class Controller::Rep {
     if (n % kClockChunk == 0) Tick();
   }
 
-  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns) {
+  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
+                  const std::optional<SchedTimes>& sched) {
     if (!Valid(block)) return;
     Slot& slot = slots_[ThreadSlot()];
     slot.reads.fetch_add(1, std::memory_order_relaxed);
@@ -239,10 +252,16 @@ class Controller::Rep {
     if (kernel_hit) {
       slot.hit_ns.fetch_add(service_ns, std::memory_order_relaxed);
       slot.hit_timed.fetch_add(1, std::memory_order_relaxed);
-    } else {
-      slot.miss_ns.fetch_add(service_ns, std::memory_order_relaxed);
-      slot.miss_timed.fetch_add(1, std::memory_order_relaxed);
+      return;
     }
+    slot.miss_ns.fetch_add(service_ns, std::memory_order_relaxed);
+    slot.miss_timed.fetch_add(1, std::memory_order_relaxed);
+    if (!sched) return;
+    slot.split_misses.fetch_add(1, std::memory_order_relaxed);
+    slot.split_ns.fetch_add(service_ns, std::memory_order_relaxed);
+    slot.split_cpu_ns.fetch_add(std::min(sched->cpu_ns, service_ns), std::memory_order_relaxed);
+    slot.split_runnable_ns.fetch_add(std::min(sched->wait_ns, service_ns),
+                                     std::memory_order_relaxed);
   }
 
   void RecordFileDeleted(uint64_t file_id) {
@@ -311,8 +330,26 @@ class Controller::Rep {
       t.hit_timed += s.hit_timed.load(std::memory_order_relaxed);
       t.miss_ns += s.miss_ns.load(std::memory_order_relaxed);
       t.miss_timed += s.miss_timed.load(std::memory_order_relaxed);
+      t.split_misses += s.split_misses.load(std::memory_order_relaxed);
+      t.split_ns += s.split_ns.load(std::memory_order_relaxed);
+      t.split_cpu_ns += s.split_cpu_ns.load(std::memory_order_relaxed);
+      t.split_runnable_ns += s.split_runnable_ns.load(std::memory_order_relaxed);
     }
     return t;
+  }
+
+  // The process's times for the CPU load (once per Advance: about 3 us per
+  // thread, at most every resize step).
+  void AddProcessTimes(EventTotals* t) const {
+    if (!config_.model_cpu_load) return;
+    const std::optional<SchedTimes> process = ProcessSchedTimes();
+    if (!process) return;
+    t->wall_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now().time_since_epoch())
+                                           .count());
+    t->process_cpu_ns = process->cpu_ns;
+    t->process_runnable_ns = process->wait_ns;
+    t->cpus = AllowedCpus();
   }
 
   void Publish() {
@@ -325,7 +362,9 @@ class Controller::Rep {
     if (now < deadline_.load(std::memory_order_relaxed)) return;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      const bool changed = tracker_.Advance(Totals());
+      EventTotals totals = Totals();
+      AddProcessTimes(&totals);
+      const bool changed = tracker_.Advance(totals);
       Publish();
       if (!changed) return;
       decided_bytes_ = tracker_.app_bytes();
@@ -416,8 +455,9 @@ Controller::~Controller() = default;
 void Controller::RecordAppAccess(const Block& block, bool hit) {
   rep_->RecordAppAccess(block, hit);
 }
-void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns) {
-  rep_->RecordRead(block, kernel_hit, service_ns);
+void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
+                            std::optional<SchedTimes> sched) {
+  rep_->RecordRead(block, kernel_hit, service_ns, sched);
 }
 void Controller::RecordFileDeleted(uint64_t file_id) { rep_->RecordFileDeleted(file_id); }
 void Controller::RecordFileSize(uint64_t file_id, uint64_t bytes) {

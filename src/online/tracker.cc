@@ -41,6 +41,10 @@ double Tracker::Latency(const Measurement& m) const {
   return ExpectedLatency(m.hit_app, m.hit_kernel, costs_);
 }
 
+double Tracker::Score(const CandidateStats& c) const {
+  return cpu_load_measured_ ? c.predicted_access_time : c.predicted_latency;
+}
+
 bool Tracker::Changed(double latency, double reference) const {
   const double delta = std::fabs(latency - reference);
   return delta > config_.change_threshold * reference &&
@@ -68,6 +72,19 @@ EventTotals Tracker::Since(const EventTotals& from, const EventTotals& to) {
   w.hit_timed = to.hit_timed - from.hit_timed;
   w.miss_ns = to.miss_ns - from.miss_ns;
   w.miss_timed = to.miss_timed - from.miss_timed;
+  w.split_misses = to.split_misses - from.split_misses;
+  w.split_ns = to.split_ns - from.split_ns;
+  w.split_cpu_ns = to.split_cpu_ns - from.split_cpu_ns;
+  w.split_runnable_ns = to.split_runnable_ns - from.split_runnable_ns;
+  // Process times exist only if both ends were measured; a thread that
+  // exited took its times along, so they may even run backwards.
+  if (from.wall_ns != 0 && to.wall_ns > from.wall_ns) {
+    auto since = [](uint64_t a, uint64_t b) { return b > a ? b - a : 0; };
+    w.wall_ns = to.wall_ns - from.wall_ns;
+    w.process_cpu_ns = since(from.process_cpu_ns, to.process_cpu_ns);
+    w.process_runnable_ns = since(from.process_runnable_ns, to.process_runnable_ns);
+  }
+  w.cpus = to.cpus;
   return w;
 }
 
@@ -137,6 +154,7 @@ void Tracker::EndWindow(const EventTotals& totals) {
   if (w.accesses == 0) return;
 
   UpdateCosts(w);
+  UpdateCpuLoad(w);
   const Measurement m = Measure(w);
   last_window_ = m;
   if (state_ == ControllerState::kStable) OnStableWindow(m);
@@ -144,8 +162,11 @@ void Tracker::EndWindow(const EventTotals& totals) {
 }
 
 // C_a is the mean service time of application misses that the kernel (or
-// compressed) cache served; C_k what a device read adds to it. Each
-// window with enough timed reads moves the estimate by cost_smoothing.
+// compressed) cache served; C_k what a device read adds to it, without
+// the time its thread then waited for a CPU where that was measured (CPU
+// contention is not the read's cost; A accounts for it), and C_k_cpu the
+// part of C_k spent on a CPU. Each window with enough timed reads moves
+// an estimate by cost_smoothing.
 void Tracker::UpdateCosts(const EventTotals& w) {
   auto smooth = [&](double* cost, bool* measured, double sample) {
     *cost = *measured ? (1 - config_.cost_smoothing) * *cost + config_.cost_smoothing * sample
@@ -155,10 +176,51 @@ void Tracker::UpdateCosts(const EventTotals& w) {
   if (config_.measure_app_miss_cost && w.hit_timed >= config_.min_cost_samples) {
     smooth(&costs_.app_miss, &app_cost_measured_, w.hit_ns / 1e3 / w.hit_timed);
   }
-  if (config_.measure_kernel_miss_cost && w.miss_timed >= config_.min_cost_samples) {
+  if (!config_.measure_kernel_miss_cost) return;
+  if (w.split_misses >= config_.min_cost_samples) {
+    const double service = (w.split_ns - std::min(w.split_ns, w.split_runnable_ns)) / 1e3 /
+                           w.split_misses;
+    smooth(&costs_.kernel_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
+    const double cpu = w.split_cpu_ns / 1e3 / w.split_misses - costs_.app_miss;
+    smooth(&costs_.kernel_miss_cpu, &kernel_cpu_measured_, std::max(0.0, cpu));
+  } else if (!kernel_cpu_measured_ && w.miss_timed >= config_.min_cost_samples) {
+    // No split seen yet (no schedstat, or too few device reads): the wall
+    // time, run-queue wait included.
     const double service = w.miss_ns / 1e3 / w.miss_timed;
     smooth(&costs_.kernel_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
   }
+}
+
+// The load A needs, from a window's process times (cost_model.h): T is
+// the threads busy on average, on a CPU, runnable, or waiting for the
+// device (the window's device reads times C_k - C_k_cpu); c_0 is the CPU
+// per access left after the cache misses' share. Threads blocked on
+// anything else (a lock, an idle pool) are not counted: T errs low, and A
+// toward L_e, the paper's model. Used once C_k_cpu has been measured.
+void Tracker::UpdateCpuLoad(const EventTotals& w) {
+  if (!config_.model_cpu_load || !kernel_cpu_measured_ || w.wall_ns == 0 ||
+      w.process_cpu_ns == 0 || w.cpus == 0) {
+    return;
+  }
+  const double wall_us = w.wall_ns / 1e3;
+  const double cpu_us = w.process_cpu_ns / 1e3;
+  const double device_misses = static_cast<double>(w.reads - std::min(w.reads, w.read_hits));
+  const double miss_wait = std::max(0.0, costs_.kernel_miss - costs_.kernel_miss_cpu);
+  CpuLoad sample;
+  sample.cpus = w.cpus;
+  sample.threads = (cpu_us + w.process_runnable_ns / 1e3 + device_misses * miss_wait) / wall_us;
+  sample.base_cpu = std::max(0.0, (cpu_us - w.reads * costs_.app_miss -
+                                   device_misses * costs_.kernel_miss_cpu) /
+                                      w.accesses);
+  if (!cpu_load_measured_) {
+    cpu_load_ = sample;
+    cpu_load_measured_ = true;
+    return;
+  }
+  const double a = config_.cost_smoothing;
+  cpu_load_.cpus = sample.cpus;
+  cpu_load_.threads = (1 - a) * cpu_load_.threads + a * sample.threads;
+  cpu_load_.base_cpu = (1 - a) * cpu_load_.base_cpu + a * sample.base_cpu;
 }
 
 // After a resize the caches warm for a while: the reference follows L_e
@@ -317,7 +379,9 @@ void Tracker::Predict(size_t stage, CandidateStats* c) const {
   c->valid = counts.stage_samples >= config_.min_samples;
   c->hit_app = 1 - app_miss;
   c->hit_kernel = app_miss > 0 ? 1 - kernel_miss / app_miss : 1;
-  c->predicted_latency = app_miss * costs_.app_miss + kernel_miss * costs_.kernel_miss;
+  c->predicted_latency = ExpectedLatency(c->hit_app, c->hit_kernel, costs_);
+  c->predicted_access_time =
+      cpu_load_measured_ ? AccessTime(c->hit_app, c->hit_kernel, costs_, cpu_load_) : 0;
 }
 
 // The decision (paper §4.2.4, with the reference implementation's weak
@@ -344,9 +408,10 @@ void Tracker::FinishRound() {
   size_t best = current_index_;
   for (size_t i = 0; i < round_.candidates.size(); i++) {
     const CandidateStats& c = round_.candidates[i];
-    if (c.valid && c.predicted_latency < round_.candidates[best].predicted_latency) best = i;
+    if (c.valid && Score(c) < Score(round_.candidates[best])) best = i;
   }
   const CandidateStats& winner = round_.candidates[best];
+  const std::string score = cpu_load_measured_ ? "A" : "L_e";
   if (!current.valid) {
     round_.reason = Format("too few sampled accesses for the current M_a (%.0f < %.0f): "
                            "too little of the workload falls in the sample",
@@ -358,20 +423,17 @@ void Tracker::FinishRound() {
                            "current M_a, the engine measured %.3g",
                            round_.simulated_latency, round_.measured_latency);
   } else if (best == current_index_ ||
-             winner.predicted_latency >
-                 (1 - config_.gain_threshold) * round_.simulated_latency) {
-    round_.reason = Format("no candidate gains %.0f%%: the best predicts L_e %.3g against %.3g now",
-                           100 * config_.gain_threshold, winner.predicted_latency,
-                           round_.simulated_latency) +
+             Score(winner) > (1 - config_.gain_threshold) * Score(current)) {
+    round_.reason = Format("no candidate gains %.0f%%: the best predicts ",
+                           100 * config_.gain_threshold) +
+                    score + Format(" %.3g against %.3g now", Score(winner), Score(current)) +
                     " (M_a " + MiB(winner.ma_bytes) + ")";
   } else {
     round_.decision = "adopted";
     round_.adopted_ma_bytes = winner.ma_bytes;
-    round_.reason = "M_a " + MiB(winner.ma_bytes) +
-                    Format(" predicts L_e %.3g, %.0f%% below the current %.3g",
-                           winner.predicted_latency,
-                           100 * (1 - winner.predicted_latency / round_.simulated_latency),
-                           round_.simulated_latency);
+    round_.reason = "M_a " + MiB(winner.ma_bytes) + " predicts " + score +
+                    Format(" %.3g, %.0f%% below the current %.3g", Score(winner),
+                           100 * (1 - Score(winner) / Score(current)), Score(current));
     SetTarget(winner.ma_bytes);
   }
   abandoned_in_row_ = 0;
@@ -431,6 +493,9 @@ ControllerStats Tracker::Stats() const {
   s.costs = costs_;
   s.app_miss_cost_measured = app_cost_measured_;
   s.kernel_miss_cost_measured = kernel_cost_measured_;
+  s.kernel_miss_cpu_measured = kernel_cpu_measured_;
+  s.cpu_load = cpu_load_;
+  s.cpu_load_measured = cpu_load_measured_;
   s.rounds.assign(history_.begin(), history_.end());
   if (state_ == ControllerState::kAdapting) s.rounds.push_back(round_);
   return s;

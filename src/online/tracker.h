@@ -33,6 +33,17 @@ struct EventTotals {
   uint64_t hit_timed = 0;
   uint64_t miss_ns = 0;    // service time of timed reads that missed
   uint64_t miss_timed = 0;
+  // Timed misses whose thread's scheduler times were measured, their
+  // service time, and of it the time on a CPU and runnable waiting for one.
+  uint64_t split_misses = 0;
+  uint64_t split_ns = 0;
+  uint64_t split_cpu_ns = 0;
+  uint64_t split_runnable_ns = 0;
+  // The process when the totals were taken; 0 when not measured.
+  uint64_t wall_ns = 0;
+  uint64_t process_cpu_ns = 0;
+  uint64_t process_runnable_ns = 0;
+  uint32_t cpus = 0;  // not cumulative: the CPUs allowed then
 };
 
 class Tracker {
@@ -73,11 +84,15 @@ class Tracker {
   static EventTotals Since(const EventTotals& from, const EventTotals& to);
   static Measurement Measure(const EventTotals& window);
   double Latency(const Measurement& m) const;
+  // What candidates are ranked by: A where the CPU load is measured,
+  // else L_e (symbiosis/cost_model.h).
+  double Score(const CandidateStats& c) const;
   bool Changed(double latency, double reference) const;
   void SetTarget(uint64_t bytes);
   bool StepResize();
   void EndWindow(const EventTotals& totals);
   void UpdateCosts(const EventTotals& window);
+  void UpdateCpuLoad(const EventTotals& window);
   void OnStableWindow(const Measurement& m);
   void OnRoundWindow(const Measurement& m);
   void StartRound(const std::string& trigger, bool rose);
@@ -99,6 +114,9 @@ class Tracker {
   MissCosts costs_;
   bool app_cost_measured_ = false;
   bool kernel_cost_measured_ = false;
+  bool kernel_cpu_measured_ = false;
+  CpuLoad cpu_load_;
+  bool cpu_load_measured_ = false;
 
   // M_a: applied moves toward target one step per resize_step_accesses.
   uint64_t applied_;

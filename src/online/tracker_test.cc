@@ -112,6 +112,7 @@ class Harness {
         totals.miss_ns += miss_ns * (misses - read_hits);
         totals.miss_timed += misses - read_hits;
       }
+      if (timing.cpus > 0) AddTimes(misses, read_hits);
       if (tracker->simulating()) sim.Access(kChunk);
       if (totals.accesses >= tracker->next_deadline()) {
         const uint64_t before = tracker->app_bytes();
@@ -135,7 +136,37 @@ class Harness {
     return stats.rounds.back();
   }
 
+  // Scheduler and service times of a scripted engine (off while cpus is 0),
+  // in nanoseconds: per timed read, and per access for the process.
+  struct Timing {
+    uint32_t cpus = 0;
+    uint64_t hit_ns = 0;            // a read the kernel served
+    uint64_t miss_ns = 0;           // a device read, wall
+    uint64_t miss_cpu_ns = 0;       // of which on a CPU
+    uint64_t miss_runnable_ns = 0;  // of which waiting for a CPU
+    double wall_ns = 0;             // per access
+    double cpu_ns = 0;
+    double runnable_ns = 0;
+  };
+
+  void AddTimes(uint64_t misses, uint64_t read_hits) {
+    const uint64_t device = misses - read_hits;
+    totals.hit_ns += timing.hit_ns * read_hits;
+    totals.hit_timed += read_hits;
+    totals.miss_ns += timing.miss_ns * device;
+    totals.miss_timed += device;
+    totals.split_misses += device;
+    totals.split_ns += timing.miss_ns * device;
+    totals.split_cpu_ns += timing.miss_cpu_ns * device;
+    totals.split_runnable_ns += timing.miss_runnable_ns * device;
+    totals.wall_ns += static_cast<uint64_t>(timing.wall_ns * kChunk);
+    totals.process_cpu_ns += static_cast<uint64_t>(timing.cpu_ns * kChunk);
+    totals.process_runnable_ns += static_cast<uint64_t>(timing.runnable_ns * kChunk);
+    totals.cpus = timing.cpus;
+  }
+
   static constexpr uint64_t kChunk = 100;
+  Timing timing;
   ControllerConfig config;
   ScriptedSimulator sim;
   std::unique_ptr<Tracker> tracker;
@@ -327,6 +358,103 @@ TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
   EXPECT_FALSE(s.kernel_miss_cost_measured);
   EXPECT_EQ(s.costs.kernel_miss, 16);
+}
+
+// A device read's time divides into the CPU, the run queue and the device;
+// the run queue is CPU contention, not the read's cost.
+TEST(TrackerTest, DeviceReadCostLeavesOutTheRunQueueAndKeepsItsCpuPart) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.measure_app_miss_cost = true;
+  c.measure_kernel_miss_cost = true;
+  c.min_cost_samples = 10;
+  Harness h(c);
+  h.timing = Harness::Timing{1, 5000, 555'000, 30'000, 300'000, 5000, 4000, 10'000};
+  h.Start();
+  h.Run(30'000, kHa, kHk);
+  const ControllerStats s = h.tracker->Stats();
+  EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
+  EXPECT_NEAR(s.costs.kernel_miss, 250, 1);     // 555 - 300 - 5
+  EXPECT_NEAR(s.costs.kernel_miss_cpu, 25, 0.5);  // 30 - 5
+  EXPECT_TRUE(s.kernel_miss_cpu_measured);
+}
+
+// T counts the threads on a CPU, runnable, or waiting for the device;
+// c_0 is the CPU left after the misses' share.
+TEST(TrackerTest, CpuLoadFromTheProcessTimes) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.measure_app_miss_cost = true;
+  c.measure_kernel_miss_cost = true;
+  c.min_cost_samples = 10;
+  Harness h(c);
+  // ha 0.5, hk 0.8: per access 0.5 kernel reads, 0.1 device reads.
+  // C_a 5, C_k 25 (of which 5 on a CPU), so 2 us of device wait per access;
+  // 4 us of CPU and 6 of run queue per access, an access every 4 us:
+  // T = (4 + 6 + 2) / 4 = 3; c_0 = 4 - 0.5 * 5 - 0.1 * 5 = 1.
+  h.timing = Harness::Timing{2, 5000, 30'000, 10'000, 0, 4000, 4000, 6000};
+  h.Start();
+  h.Run(30'000, kHa, kHk);
+  ControllerStats s = h.tracker->Stats();
+  ASSERT_TRUE(s.cpu_load_measured);
+  EXPECT_EQ(s.cpu_load.cpus, 2);
+  EXPECT_NEAR(s.cpu_load.threads, 3, 0.05);
+  EXPECT_NEAR(s.cpu_load.base_cpu, 1, 0.05);
+
+  c.model_cpu_load = false;
+  Harness off(c);
+  off.timing = h.timing;
+  off.Start();
+  off.Run(30'000, kHa, kHk);
+  EXPECT_FALSE(off.tracker->Stats().cpu_load_measured);
+}
+
+// With four busy threads on one CPU, a larger application cache saves CPU
+// that the other threads use while one waits for the device: A prefers it,
+// L_e (device waits as if serial) keeps the kernel cache.
+TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
+  ControllerConfig c = SmallConfig();
+  c.measure_app_miss_cost = true;
+  c.measure_kernel_miss_cost = true;
+  c.min_cost_samples = 10;
+  // Candidates 0 (the current, 8 MiB), 1, 2, 3: app / device misses per
+  // access. C_a 5, C_k 250 of which 25 on a CPU; c_0 2; T 4, P 1.
+  //   L_e: 5.5, 9, 13, 15.35: keep 0.
+  //   A:   21 (CPU-bound), 17, 15, 17.35: candidate 2.
+  const std::vector<double> app = {0.6, 0.3, 0.1, 0.07};
+  const std::vector<double> device = {0.01, 0.03, 0.05, 0.06};
+  // The engine at candidate 0: ha 0.4, hk 1 - 0.01 / 0.6; per access CPU
+  // 2 + 3 + 0.25 = 5.25 us, on one CPU so an access every 5.25 us, and T 4:
+  // runnable 4 * 5.25 - 5.25 - 0.01 * 225 = 13.5 us per access.
+  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
+  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+  for (const bool model_cpu : {true, false}) {
+    c.model_cpu_load = model_cpu;
+    Harness h(c);
+    h.sim.app_miss.assign(9, 0.3);  // the others: worse by either score
+    h.sim.kernel_miss.assign(9, 0.1);
+    for (size_t i = 0; i < app.size(); i++) {
+      h.sim.app_miss[i] = app[i];
+      h.sim.kernel_miss[i] = device[i];
+    }
+    h.timing = timing;
+    h.Start();
+    h.RunRound(ha, hk);
+    const RoundStats& r = h.LastRound();
+    ASSERT_EQ(r.candidates.size(), 9u);
+    if (model_cpu) {
+      ASSERT_TRUE(h.stats.cpu_load_measured);
+      EXPECT_NEAR(h.stats.cpu_load.threads, 4, 0.1);
+      EXPECT_NEAR(r.candidates[0].predicted_access_time, 21, 0.5);
+      EXPECT_NEAR(r.candidates[2].predicted_access_time, 15, 0.5);
+      EXPECT_EQ(r.decision, "adopted") << r.reason;
+      EXPECT_EQ(r.adopted_ma_bytes, kM * 2 / 8);
+    } else {
+      EXPECT_EQ(r.candidates[2].predicted_access_time, 0);
+      EXPECT_EQ(r.decision, "rejected") << r.reason;
+    }
+    EXPECT_NEAR(r.candidates[0].predicted_latency, 5.5, 0.2);  // L_e either way
+  }
 }
 
 }  // namespace

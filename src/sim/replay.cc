@@ -68,7 +68,11 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
   CheckMaxReadahead(options.max_readahead_pages);
   const uint64_t memory = options.controller.memory_bytes;
   SimulatedEngine engine(options, memory);
-  Controller controller(options.controller, &engine);
+  // A replay is one thread with simulated costs: this process's CPU load
+  // says nothing about the engine's, so candidates are ranked by L_e.
+  ControllerConfig config = options.controller;
+  config.model_cpu_load = false;
+  Controller controller(config, &engine);
   // A file ends where its last block does (a trace knows no more): the
   // simulated page cache and the Controller's ghost stop read-ahead there,
   // as Linux stops at the end of a file.

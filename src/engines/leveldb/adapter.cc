@@ -17,6 +17,7 @@ struct PendingRead {
   uint64_t offset = 0;
   uint64_t length = 0;
   uint64_t start_ns = 0;
+  std::optional<SchedTimes> sched_start;
 };
 
 thread_local PendingRead pending;
@@ -44,9 +45,9 @@ Adapter::Slot& Adapter::MySlot() {
 }
 
 void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool kernel_hit,
-                     uint64_t start_ns) {
+                     uint64_t start_ns, std::optional<SchedTimes> sched_start) {
   if (background) return;
-  pending = PendingRead{true, kernel_hit, file_id, offset, length, start_ns};
+  pending = PendingRead{true, kernel_hit, file_id, offset, length, start_ns, sched_start};
 }
 
 BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
@@ -61,6 +62,12 @@ BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
   tag.disk_size = static_cast<uint32_t>(read.length - kBlockTrailer);
   tag.tracked = true;
   const uint64_t miss_ns = SteadyNowNs() - read.start_ns;
+  std::optional<SchedTimes> sched;
+  if (read.sched_start && controller_ != nullptr) {
+    if (const std::optional<SchedTimes> end = ThisThreadSchedTimes()) {
+      sched = SchedTimesSince(*read.sched_start, *end);
+    }
+  }
   Slot& slot = MySlot();
   slot.lookups.fetch_add(1, std::memory_order_relaxed);
   slot.reads.fetch_add(1, std::memory_order_relaxed);
@@ -69,7 +76,7 @@ BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
   if (controller_ != nullptr) {
     const Block block{tag.file_id, offset, tag.disk_size, static_cast<uint32_t>(charge)};
     controller_->RecordAppAccess(block, false);
-    controller_->RecordRead(block, read.kernel_hit, miss_ns);
+    controller_->RecordRead(block, read.kernel_hit, miss_ns, sched);
   }
   return tag;
 }

@@ -7,9 +7,11 @@
 // OnInsert matches it by offset and reports one application miss and one
 // read (with whether the kernel or emulated cache held the bytes, and how
 // long the miss took from the read to the insert: read, checksum,
-// decompression). A lookup hit is reported by OnHit. Threads marked as
-// background (LevelDB's compaction thread) report nothing: compaction reads
-// are not the workload whose latency the split optimizes.
+// decompression; for a device read also how that time divides between the
+// CPU, the run queue and the device, from the thread's scheduler times).
+// A lookup hit is reported by OnHit. Threads marked as background
+// (LevelDB's compaction thread) report nothing: compaction reads are not
+// the workload whose latency the split optimizes.
 //
 // Thread-safe; the counters are striped per thread and relaxed.
 
@@ -19,9 +21,11 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 #include "engines/leveldb/resizable_cache.h"
 #include "symbiosis/controller.h"
+#include "symbiosis/sched_times.h"
 
 namespace symbiosis::leveldb {
 
@@ -44,9 +48,10 @@ class Adapter final : public BlockObserver {
 
   // The Env read `length` bytes at `offset` of table `file_id`; the second
   // tier held them all iff `kernel_hit`; `start_ns` is when the read began
-  // (steady clock).
+  // (steady clock); `sched_start`, for a device read, the thread's
+  // scheduler times then (ThisThreadSchedTimes), or nullopt.
   void OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool kernel_hit,
-              uint64_t start_ns);
+              uint64_t start_ns, std::optional<SchedTimes> sched_start = std::nullopt);
   void OnFileDeleted(uint64_t file_id);
   // A table file was opened for reading; `bytes` is its (final) size.
   void OnFileOpened(uint64_t file_id, uint64_t bytes);

@@ -9,9 +9,14 @@
 #include <memory>
 
 #include "symbiosis/residency.h"
+#include "symbiosis/sched_times.h"
 
 namespace symbiosis::leveldb {
 namespace {
+
+// One device read in 8 is split into CPU, run queue and device wait
+// (symbiosis/sched_times.h).
+constexpr uint32_t kSchedSampleEvery = 8;
 
 ::leveldb::Status PosixError(const std::string& context, int error) {
   if (error == ENOENT) return ::leveldb::Status::NotFound(context, std::strerror(error));
@@ -29,6 +34,8 @@ class KernelTableFile final : public ::leveldb::RandomAccessFile {
                          char* scratch) const override {
     const bool report = n > 0 && !Adapter::IsBackgroundThread();
     const bool resident = report && probe_.IsResident(offset, n);
+    const std::optional<SchedTimes> sched =
+        report && !resident ? SampledThreadSchedTimes(kSchedSampleEvery) : std::nullopt;
     const uint64_t start = report ? SteadyNowNs() : 0;
     size_t got = 0;
     while (got < n) {
@@ -42,7 +49,7 @@ class KernelTableFile final : public ::leveldb::RandomAccessFile {
       got += static_cast<size_t>(r);
     }
     *result = ::leveldb::Slice(scratch, got);
-    if (report) adapter_->OnRead(file_id_, offset, n, resident, start);
+    if (report) adapter_->OnRead(file_id_, offset, n, resident, start, sched);
     return ::leveldb::Status::OK();
   }
 
@@ -80,7 +87,7 @@ class EmulatedTableFile final : public ::leveldb::RandomAccessFile {
       return PosixError(path_, read.error);
     }
     *result = ::leveldb::Slice(scratch, read.bytes);
-    adapter_->OnRead(file_id_, offset, n, read.hit, start);
+    adapter_->OnRead(file_id_, offset, n, read.hit, start, read.miss_start);
     return ::leveldb::Status::OK();
   }
 

@@ -1,0 +1,85 @@
+#include "symbiosis/sched_times.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <chrono>
+#include <thread>
+
+namespace symbiosis {
+namespace {
+
+void Spin(std::chrono::milliseconds d) {
+  const auto end = std::chrono::steady_clock::now() + d;
+  volatile uint64_t x = 0;
+  while (std::chrono::steady_clock::now() < end) x = x + 1;
+}
+
+TEST(SchedTimesTest, SinceSubtractsAndClampsAtZero) {
+  const SchedTimes d = SchedTimesSince({100, 50}, {250, 40});
+  EXPECT_EQ(d.cpu_ns, 150u);
+  EXPECT_EQ(d.wait_ns, 0u);
+}
+
+TEST(SchedTimesTest, ThreadCpuTimeGrowsWhenSpinningNotWhenSleeping) {
+  const std::optional<SchedTimes> a = ThisThreadSchedTimes();
+  if (!a) GTEST_SKIP() << "this kernel has no schedstat (/proc/thread-self/schedstat)";
+  Spin(std::chrono::milliseconds(30));
+  const std::optional<SchedTimes> b = ThisThreadSchedTimes();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const std::optional<SchedTimes> c = ThisThreadSchedTimes();
+  ASSERT_TRUE(b && c);
+  EXPECT_GE(SchedTimesSince(*a, *b).cpu_ns, 20'000'000u);  // spinning ran
+  EXPECT_LT(SchedTimesSince(*b, *c).cpu_ns, 10'000'000u);  // sleeping did not
+}
+
+// Two spinning threads pinned to one CPU: each waits runnable while the
+// other runs.
+TEST(SchedTimesTest, WaitGrowsWhenThreadsShareOneCpu) {
+  if (!ThisThreadSchedTimes()) GTEST_SKIP() << "this kernel has no schedstat";
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  SchedTimes waited[2];
+  auto work = [&](int i) {
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    const SchedTimes before = *ThisThreadSchedTimes();
+    Spin(std::chrono::milliseconds(200));
+    waited[i] = SchedTimesSince(before, *ThisThreadSchedTimes());
+  };
+  std::thread t0(work, 0), t1(work, 1);
+  t0.join();
+  t1.join();
+  EXPECT_GT(waited[0].wait_ns + waited[1].wait_ns, 50'000'000u);
+}
+
+TEST(SchedTimesTest, SampledTimesComeOnceInEveryN) {
+  if (!ThisThreadSchedTimes()) GTEST_SKIP() << "this kernel has no schedstat";
+  int sampled = 0;
+  for (int i = 0; i < 80; i++) sampled += SampledThreadSchedTimes(8).has_value();
+  EXPECT_EQ(sampled, 10);
+  for (int i = 0; i < 5; i++) EXPECT_TRUE(SampledThreadSchedTimes(1).has_value());
+}
+
+TEST(SchedTimesTest, ProcessTimesCoverTheCallingThread) {
+  const std::optional<SchedTimes> thread = ThisThreadSchedTimes();
+  if (!thread) GTEST_SKIP() << "this kernel has no schedstat";
+  const std::optional<SchedTimes> process = ProcessSchedTimes();
+  ASSERT_TRUE(process);
+  EXPECT_GE(process->cpu_ns, thread->cpu_ns);
+}
+
+TEST(SchedTimesTest, AllowedCpusFollowsTheAffinityMask) {
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_EQ(AllowedCpus(), static_cast<uint32_t>(CPU_COUNT(&saved)));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  EXPECT_EQ(AllowedCpus(), 1u);
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+}
+
+}  // namespace
+}  // namespace symbiosis
