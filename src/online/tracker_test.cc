@@ -87,6 +87,15 @@ ControllerConfig SmallConfig() {
   return c;
 }
 
+// SmallConfig with the miss costs measured online.
+ControllerConfig MeasuringConfig() {
+  ControllerConfig c = SmallConfig();
+  c.measure_app_miss_cost = true;
+  c.measure_kernel_miss_cost = true;
+  c.min_cost_samples = 10;
+  return c;
+}
+
 // Drives a Tracker with a scripted engine: hit ratios per access chunk.
 class Harness {
  public:
@@ -335,11 +344,8 @@ TEST(TrackerTest, PeriodicResimulation) {
 }
 
 TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
-  ControllerConfig c = SmallConfig();
+  ControllerConfig c = MeasuringConfig();
   c.start_with_round = false;
-  c.measure_app_miss_cost = true;
-  c.measure_kernel_miss_cost = true;
-  c.min_cost_samples = 10;
   Harness h(c);
   h.Start();
   // Reads the kernel served take 5 us, device reads 5 + 40 us.
@@ -363,11 +369,8 @@ TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
 // A device read's time divides into the CPU, the run queue and the device;
 // the run queue is CPU contention, not the read's cost.
 TEST(TrackerTest, DeviceReadCostLeavesOutTheRunQueueAndKeepsItsCpuPart) {
-  ControllerConfig c = SmallConfig();
+  ControllerConfig c = MeasuringConfig();
   c.start_with_round = false;
-  c.measure_app_miss_cost = true;
-  c.measure_kernel_miss_cost = true;
-  c.min_cost_samples = 10;
   Harness h(c);
   h.timing = Harness::Timing{1, 5000, 555'000, 30'000, 300'000, 5000, 4000, 10'000};
   h.Start();
@@ -382,11 +385,8 @@ TEST(TrackerTest, DeviceReadCostLeavesOutTheRunQueueAndKeepsItsCpuPart) {
 // T counts the threads on a CPU, runnable, or waiting for the device;
 // c_0 is the CPU left after the misses' share.
 TEST(TrackerTest, CpuLoadFromTheProcessTimes) {
-  ControllerConfig c = SmallConfig();
+  ControllerConfig c = MeasuringConfig();
   c.start_with_round = false;
-  c.measure_app_miss_cost = true;
-  c.measure_kernel_miss_cost = true;
-  c.min_cost_samples = 10;
   Harness h(c);
   // ha 0.5, hk 0.8: per access 0.5 kernel reads, 0.1 device reads.
   // C_a 5, C_k 25 (of which 5 on a CPU), so 2 us of device wait per access;
@@ -413,10 +413,7 @@ TEST(TrackerTest, CpuLoadFromTheProcessTimes) {
 // that the other threads use while one waits for the device: A prefers it,
 // L_e (device waits as if serial) keeps the kernel cache.
 TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
-  ControllerConfig c = SmallConfig();
-  c.measure_app_miss_cost = true;
-  c.measure_kernel_miss_cost = true;
-  c.min_cost_samples = 10;
+  ControllerConfig c = MeasuringConfig();
   // Candidates 0 (the current, 8 MiB), 1, 2, 3: app / device misses per
   // access. C_a 5, C_k 250 of which 25 on a CPU; c_0 2; T 4, P 1.
   //   L_e: 5.5, 9, 13, 15.35: keep 0.
