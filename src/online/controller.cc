@@ -106,6 +106,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.costs.app_miss >= 0 && c.costs.kernel_miss >= 0 && std::isfinite(c.costs.app_miss) &&
               std::isfinite(c.costs.kernel_miss) && c.costs.app_miss + c.costs.kernel_miss > 0,
           "costs must be finite, >= 0 and not both 0 (e.g. app_miss 3, kernel_miss 16)");
+  Require(c.costs.kernel_miss_cpu >= 0 && c.costs.kernel_miss_cpu <= c.costs.kernel_miss,
+          "costs.kernel_miss_cpu must be in [0, kernel_miss] (default 0; measured online)");
   if (c.memory_bytes != 0) {
     Require(c.memory_bytes >= c.default_app_bytes,
             "memory_bytes (M) must be at least default_app_bytes");

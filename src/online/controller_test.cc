@@ -64,6 +64,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.costs.kernel_miss = -1;
   ExpectRejected(c, "costs");
   c = Budget(m);
+  c.costs.kernel_miss_cpu = c.costs.kernel_miss + 1;
+  ExpectRejected(c, "kernel_miss_cpu");
+  c = Budget(m);
   c.max_round_warmup_accesses = 1;
   ExpectRejected(c, "max_round_warmup_accesses");
   c = Budget(m);
