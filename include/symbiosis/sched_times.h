@@ -20,6 +20,10 @@ struct SchedTimes {
   uint64_t wait_ns = 0;  // runnable, waiting for a CPU
 };
 
+// The steady clock in nanoseconds: the wall time that service times and
+// the CPU times are measured against.
+uint64_t SteadyNowNs();
+
 // `after` - `before`, each field clamped at 0.
 SchedTimes SchedTimesSince(const SchedTimes& before, const SchedTimes& after);
 
@@ -36,6 +40,7 @@ std::optional<SchedTimes> ThisThreadSchedTimes();
 // operation), and one read in 8 still gives thousands per window there.
 // REQUIRES: every >= 1.
 std::optional<SchedTimes> SampledThreadSchedTimes(uint32_t every);
+constexpr uint32_t kDeviceReadSampleEvery = 8;  // what the engine plugins pass
 
 // The process's CPU time (all threads, also those that exited) and its
 // live threads' run-queue wait (a thread that exited takes its wait with

@@ -1,7 +1,6 @@
 #include "symbiosis/controller.h"
 
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -340,15 +339,13 @@ class Controller::Rep {
     return t;
   }
 
-  // The process's times for the CPU load (once per Advance: about 3 us per
-  // thread, at most every resize step).
+  // The process's times for the CPU load (about 5 us per thread; only for
+  // the Advance that ends a window, the one that uses them).
   void AddProcessTimes(EventTotals* t) const {
     if (!config_.model_cpu_load) return;
     const std::optional<SchedTimes> process = ProcessSchedTimes();
     if (!process) return;
-    t->wall_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           std::chrono::steady_clock::now().time_since_epoch())
-                                           .count());
+    t->wall_ns = SteadyNowNs();
     t->process_cpu_ns = process->cpu_ns;
     t->process_runnable_ns = process->wait_ns;
     t->cpus = AllowedCpus();
@@ -365,7 +362,7 @@ class Controller::Rep {
     {
       std::lock_guard<std::mutex> lock(mu_);
       EventTotals totals = Totals();
-      AddProcessTimes(&totals);
+      if (tracker_.window_due(totals.accesses)) AddProcessTimes(&totals);
       const bool changed = tracker_.Advance(totals);
       Publish();
       if (!changed) return;

@@ -7,6 +7,7 @@
 
 #include <time.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -51,6 +52,12 @@ class ThreadSchedstat {
 };
 
 }  // namespace
+
+uint64_t SteadyNowNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
 
 SchedTimes SchedTimesSince(const SchedTimes& before, const SchedTimes& after) {
   return SchedTimes{after.cpu_ns > before.cpu_ns ? after.cpu_ns - before.cpu_ns : 0,

@@ -58,6 +58,9 @@ class Tracker {
 
   // The access count at which Advance next has work.
   uint64_t next_deadline() const;
+  // Whether the totals at `accesses` end a window (only window ends use
+  // the process times of EventTotals).
+  bool window_due(uint64_t accesses) const { return accesses >= window_end_; }
   // Whether sampled accesses should be fed to the simulator now.
   bool simulating() const { return state_ == ControllerState::kAdapting; }
   uint64_t app_bytes() const { return applied_; }

@@ -1,7 +1,5 @@
 #include "engines/leveldb/adapter.h"
 
-#include <chrono>
-
 #include "symbiosis/block.h"
 
 namespace symbiosis::leveldb {
@@ -29,12 +27,6 @@ uint32_t NextSlot() {
 }
 
 }  // namespace
-
-uint64_t SteadyNowNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 void Adapter::MarkBackgroundThread() { background = true; }
 bool Adapter::IsBackgroundThread() { return background; }

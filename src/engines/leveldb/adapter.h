@@ -80,8 +80,6 @@ class Adapter final : public BlockObserver {
   std::array<Slot, kSlots> slots_;
 };
 
-uint64_t SteadyNowNs();
-
 }  // namespace symbiosis::leveldb
 
 #endif  // SYMBIOSIS_ENGINES_LEVELDB_ADAPTER_H_

@@ -14,10 +14,6 @@
 namespace symbiosis::leveldb {
 namespace {
 
-// One device read in 8 is split into CPU, run queue and device wait
-// (symbiosis/sched_times.h).
-constexpr uint32_t kSchedSampleEvery = 8;
-
 ::leveldb::Status PosixError(const std::string& context, int error) {
   if (error == ENOENT) return ::leveldb::Status::NotFound(context, std::strerror(error));
   return ::leveldb::Status::IOError(context, std::strerror(error));
@@ -35,7 +31,7 @@ class KernelTableFile final : public ::leveldb::RandomAccessFile {
     const bool report = n > 0 && !Adapter::IsBackgroundThread();
     const bool resident = report && probe_.IsResident(offset, n);
     const std::optional<SchedTimes> sched =
-        report && !resident ? SampledThreadSchedTimes(kSchedSampleEvery) : std::nullopt;
+        report && !resident ? SampledThreadSchedTimes(kDeviceReadSampleEvery) : std::nullopt;
     const uint64_t start = report ? SteadyNowNs() : 0;
     size_t got = 0;
     while (got < n) {
