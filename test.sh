@@ -21,4 +21,4 @@ for sanitizer in thread address; do
     "$dir/symbiosis_tests" --gtest_brief=1
 done
 echo "==> Python tests (pytest)"
-"$ROOT/.venv/bin/python" -m pytest -q tests/python
+"$ROOT/.venv/bin/python" -m pytest -q -rs tests/python

@@ -61,6 +61,11 @@ def expand_configs(text: str) -> List[str]:
     return unique
 
 
+# The driver exits with these only after printing its one-line error (1: the
+# run failed, 2: bad input), which then is the whole report.
+DRIVER_ERROR_STATUSES = (1, 2)
+
+
 def ensure_db(db_dir: str, data_bytes: int, value_bytes: int, alpha: float,
               log: Callable[[str], None]) -> str:
     """The benchmark DB for this layout, loaded on first use and kept."""
@@ -74,8 +79,10 @@ def ensure_db(db_dir: str, data_bytes: int, value_bytes: int, alpha: float,
     result = subprocess.run([driver_path(), "load", "--db", path, "--data-size", str(data_bytes),
                              "--value-size", str(value_bytes), "--alpha", str(alpha)],
                             stdout=subprocess.PIPE, text=True)
+    if result.returncode in DRIVER_ERROR_STATUSES:
+        raise SystemExit(result.returncode)  # the driver has printed its one-line error
     if result.returncode != 0:
-        raise InputError(f"loading {path} failed (see the message above)")
+        raise InputError(f"loading {path} failed (exit status {result.returncode})")
     return path
 
 
@@ -106,10 +113,10 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
     status = process.wait()
     if status == 130:
         raise KeyboardInterrupt
-    if status == 2:  # bad input: the driver has printed its one-line error
-        raise SystemExit(2)
+    if summary is None and status in DRIVER_ERROR_STATUSES:
+        raise SystemExit(status)  # the driver has printed its one-line error
     if summary is None or status not in (0, 1):
-        raise InputError(f"configuration {name} failed (exit status {status}; see above)")
+        raise InputError(f"configuration {name} failed (exit status {status})")
     return {"summary": summary, "timeline": timeline}
 
 

@@ -186,3 +186,25 @@ def test_counted_phases_run_to_their_end_unless_a_duration_is_given(extra, durat
     from symbiosis.cli import build_parser
     args = build_parser().parse_args(["bench", "leveldb", *extra])
     assert run_flags(args, 64 << 20).get("duration") == duration
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 4 MiB tmpfs, which a benchmark DB fills."""
+    mount = tmp_path / "full"
+    mount.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a 4 MiB tmpfs to fill ({proc.stderr.strip()}); needs root")
+    yield mount
+    subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_full_disk_is_one_line_and_leaves_nothing(full_disk):
+    proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(full_disk),
+                   "--configs", "static-default", check=False)
+    assert proc.returncode == 1, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if "error" in l]
+    assert len(lines) == 1 and "disk full" in lines[0] and "nothing was kept" in lines[0], proc.stderr
+    assert list(full_disk.iterdir()) == []
