@@ -1,5 +1,7 @@
 #include "budget/page_cache_room.h"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace symbiosis {
@@ -55,6 +57,7 @@ uint64_t PageCacheRoomMonitor::updates() const {
 }
 
 void PageCacheRoomMonitor::Run() {
+  pthread_setname_np(pthread_self(), "symbiosis-room");  // for top -H and /proc
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     lock.unlock();

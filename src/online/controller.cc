@@ -10,6 +10,7 @@
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
 #include "symbiosis/sampler.h"
+#include "symbiosis/thread_counters.h"
 
 namespace symbiosis {
 namespace {
@@ -19,32 +20,24 @@ namespace {
 constexpr uint64_t kMaxOffset = uint64_t{1} << 52;
 constexpr uint64_t kMaxFileId = uint64_t{1} << 48;
 
-// Each thread adds to one of kSlots cache-line-sized counter blocks, so
-// threads rarely share a line. Every kClockChunk accesses a slot moves the
-// shared clock, the one contended write, and checks the deadline.
-constexpr size_t kSlots = 32;
+// Every kClockChunk accesses a thread's counters move the shared clock,
+// the one contended write, and check the deadline.
 constexpr uint64_t kClockChunk = 1024;
 
-struct alignas(64) Slot {
-  std::atomic<uint64_t> accesses{0};
-  std::atomic<uint64_t> app_hits{0};
-  std::atomic<uint64_t> reads{0};
-  std::atomic<uint64_t> read_hits{0};
-  std::atomic<uint64_t> hit_ns{0};
-  std::atomic<uint64_t> hit_timed{0};
-  std::atomic<uint64_t> miss_ns{0};
-  std::atomic<uint64_t> miss_timed{0};
-  std::atomic<uint64_t> split_misses{0};
-  std::atomic<uint64_t> split_ns{0};
-  std::atomic<uint64_t> split_cpu_ns{0};
-  std::atomic<uint64_t> split_runnable_ns{0};
+struct EventCounts {
+  Counter accesses;
+  Counter app_hits;
+  Counter reads;
+  Counter read_hits;
+  Counter hit_ns;
+  Counter hit_timed;
+  Counter miss_ns;
+  Counter miss_timed;
+  Counter split_misses;
+  Counter split_ns;
+  Counter split_cpu_ns;
+  Counter split_runnable_ns;
 };
-
-size_t ThreadSlot() {
-  static std::atomic<size_t> next{0};
-  thread_local const size_t slot = next.fetch_add(1, std::memory_order_relaxed) % kSlots;
-  return slot;
-}
 
 void Require(bool ok, const std::string& message) {
   if (!ok) throw InputError("controller config: " + message);
@@ -234,35 +227,33 @@ class Controller::Rep {
 
   void RecordAppAccess(const Block& block, bool hit) {
     if (!Valid(block)) return;
-    Slot& slot = slots_[ThreadSlot()];
-    if (hit) slot.app_hits.fetch_add(1, std::memory_order_relaxed);
+    auto mine = counts_.Mine();
+    if (hit) mine.Add(&EventCounts::app_hits, 1);
     if (simulating_.load(std::memory_order_relaxed) && sampler_.Sampled(block)) {
       Simulate(block);
     }
-    const uint64_t n = slot.accesses.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (n % kClockChunk == 0) Tick();
+    if (mine.Add(&EventCounts::accesses, 1) % kClockChunk == 0) Tick();
   }
 
   void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                   const std::optional<SchedTimes>& sched) {
     if (!Valid(block)) return;
-    Slot& slot = slots_[ThreadSlot()];
-    slot.reads.fetch_add(1, std::memory_order_relaxed);
-    if (kernel_hit) slot.read_hits.fetch_add(1, std::memory_order_relaxed);
+    auto mine = counts_.Mine();
+    mine.Add(&EventCounts::reads, 1);
+    if (kernel_hit) mine.Add(&EventCounts::read_hits, 1);
     if (service_ns == 0) return;
     if (kernel_hit) {
-      slot.hit_ns.fetch_add(service_ns, std::memory_order_relaxed);
-      slot.hit_timed.fetch_add(1, std::memory_order_relaxed);
+      mine.Add(&EventCounts::hit_ns, service_ns);
+      mine.Add(&EventCounts::hit_timed, 1);
       return;
     }
-    slot.miss_ns.fetch_add(service_ns, std::memory_order_relaxed);
-    slot.miss_timed.fetch_add(1, std::memory_order_relaxed);
+    mine.Add(&EventCounts::miss_ns, service_ns);
+    mine.Add(&EventCounts::miss_timed, 1);
     if (!sched) return;
-    slot.split_misses.fetch_add(1, std::memory_order_relaxed);
-    slot.split_ns.fetch_add(service_ns, std::memory_order_relaxed);
-    slot.split_cpu_ns.fetch_add(std::min(sched->cpu_ns, service_ns), std::memory_order_relaxed);
-    slot.split_runnable_ns.fetch_add(std::min(sched->wait_ns, service_ns),
-                                     std::memory_order_relaxed);
+    mine.Add(&EventCounts::split_misses, 1);
+    mine.Add(&EventCounts::split_ns, service_ns);
+    mine.Add(&EventCounts::split_cpu_ns, std::min(sched->cpu_ns, service_ns));
+    mine.Add(&EventCounts::split_runnable_ns, std::min(sched->wait_ns, service_ns));
   }
 
   void RecordFileDeleted(uint64_t file_id) {
@@ -322,20 +313,20 @@ class Controller::Rep {
 
   EventTotals Totals() const {
     EventTotals t;
-    for (const Slot& s : slots_) {
-      t.accesses += s.accesses.load(std::memory_order_relaxed);
-      t.app_hits += s.app_hits.load(std::memory_order_relaxed);
-      t.reads += s.reads.load(std::memory_order_relaxed);
-      t.read_hits += s.read_hits.load(std::memory_order_relaxed);
-      t.hit_ns += s.hit_ns.load(std::memory_order_relaxed);
-      t.hit_timed += s.hit_timed.load(std::memory_order_relaxed);
-      t.miss_ns += s.miss_ns.load(std::memory_order_relaxed);
-      t.miss_timed += s.miss_timed.load(std::memory_order_relaxed);
-      t.split_misses += s.split_misses.load(std::memory_order_relaxed);
-      t.split_ns += s.split_ns.load(std::memory_order_relaxed);
-      t.split_cpu_ns += s.split_cpu_ns.load(std::memory_order_relaxed);
-      t.split_runnable_ns += s.split_runnable_ns.load(std::memory_order_relaxed);
-    }
+    counts_.ForEach([&t](const EventCounts& c) {
+      t.accesses += c.accesses.Load();
+      t.app_hits += c.app_hits.Load();
+      t.reads += c.reads.Load();
+      t.read_hits += c.read_hits.Load();
+      t.hit_ns += c.hit_ns.Load();
+      t.hit_timed += c.hit_timed.Load();
+      t.miss_ns += c.miss_ns.Load();
+      t.miss_timed += c.miss_timed.Load();
+      t.split_misses += c.split_misses.Load();
+      t.split_ns += c.split_ns.Load();
+      t.split_cpu_ns += c.split_cpu_ns.Load();
+      t.split_runnable_ns += c.split_runnable_ns.Load();
+    });
     return t;
   }
 
@@ -440,7 +431,7 @@ class Controller::Rep {
   uint64_t applied_bytes_ = 0;  // guarded by resize_mu_
   std::atomic<uint64_t> applied_seq_{0};
 
-  Slot slots_[kSlots];
+  ThreadCounters<EventCounts> counts_;
   std::atomic<uint64_t> clock_{0};
   std::atomic<uint64_t> deadline_{0};
   std::atomic<bool> simulating_{false};

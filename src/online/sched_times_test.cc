@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <time.h>
+
 #include <chrono>
 #include <thread>
 
@@ -15,6 +17,19 @@ void Spin(std::chrono::milliseconds d) {
   while (std::chrono::steady_clock::now() < end) x = x + 1;
 }
 
+// Spins until this thread has run for `d` of CPU time: on a busy machine
+// (ctest -j) a wall-clock spin may get far less.
+void SpinCpu(std::chrono::milliseconds d) {
+  auto cpu_ns = [] {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec);
+  };
+  const uint64_t end = cpu_ns() + uint64_t(std::chrono::nanoseconds(d).count());
+  volatile uint64_t x = 0;
+  while (cpu_ns() < end) x = x + 1;
+}
+
 TEST(SchedTimesTest, SinceSubtractsAndClampsAtZero) {
   const SchedTimes d = SchedTimesSince({100, 50}, {250, 40});
   EXPECT_EQ(d.cpu_ns, 150u);
@@ -24,7 +39,7 @@ TEST(SchedTimesTest, SinceSubtractsAndClampsAtZero) {
 TEST(SchedTimesTest, ThreadCpuTimeGrowsWhenSpinningNotWhenSleeping) {
   const std::optional<SchedTimes> a = ThisThreadSchedTimes();
   if (!a) GTEST_SKIP() << "this kernel has no schedstat (/proc/thread-self/schedstat)";
-  Spin(std::chrono::milliseconds(30));
+  SpinCpu(std::chrono::milliseconds(30));
   const std::optional<SchedTimes> b = ThisThreadSchedTimes();
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   const std::optional<SchedTimes> c = ThisThreadSchedTimes();

@@ -21,20 +21,10 @@ struct PendingRead {
 thread_local PendingRead pending;
 thread_local bool background = false;
 
-uint32_t NextSlot() {
-  static std::atomic<uint32_t> next{0};
-  return next.fetch_add(1, std::memory_order_relaxed);
-}
-
 }  // namespace
 
 void Adapter::MarkBackgroundThread() { background = true; }
 bool Adapter::IsBackgroundThread() { return background; }
-
-Adapter::Slot& Adapter::MySlot() {
-  thread_local const uint32_t slot = NextSlot();
-  return slots_[slot % kSlots];
-}
 
 void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool kernel_hit,
                      uint64_t start_ns, std::optional<SchedTimes> sched_start) {
@@ -60,11 +50,11 @@ BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
       sched = SchedTimesSince(*read.sched_start, *end);
     }
   }
-  Slot& slot = MySlot();
-  slot.lookups.fetch_add(1, std::memory_order_relaxed);
-  slot.reads.fetch_add(1, std::memory_order_relaxed);
-  slot.kernel_hits.fetch_add(read.kernel_hit, std::memory_order_relaxed);
-  slot.miss_ns.fetch_add(miss_ns, std::memory_order_relaxed);
+  auto mine = counts_.Mine();
+  mine.Add(&Counters::lookups, 1);
+  mine.Add(&Counters::reads, 1);
+  mine.Add(&Counters::kernel_hits, read.kernel_hit);
+  mine.Add(&Counters::miss_ns, miss_ns);
   if (controller_ != nullptr) {
     const Block block{tag.file_id, offset, tag.disk_size, static_cast<uint32_t>(charge)};
     controller_->RecordAppAccess(block, false);
@@ -75,9 +65,9 @@ BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
 
 void Adapter::OnHit(const BlockTag& tag, uint64_t offset, size_t charge) {
   if (background) return;
-  Slot& slot = MySlot();
-  slot.lookups.fetch_add(1, std::memory_order_relaxed);
-  slot.hits.fetch_add(1, std::memory_order_relaxed);
+  auto mine = counts_.Mine();
+  mine.Add(&Counters::lookups, 1);
+  mine.Add(&Counters::hits, 1);
   if (controller_ != nullptr) {
     controller_->RecordAppAccess(
         Block{tag.file_id, offset, tag.disk_size, static_cast<uint32_t>(charge)}, true);
@@ -94,13 +84,13 @@ void Adapter::OnFileDeleted(uint64_t file_id) {
 
 AccessCounts Adapter::Counts() const {
   AccessCounts c;
-  for (const Slot& slot : slots_) {
-    c.lookups += slot.lookups.load(std::memory_order_relaxed);
-    c.hits += slot.hits.load(std::memory_order_relaxed);
-    c.reads += slot.reads.load(std::memory_order_relaxed);
-    c.kernel_hits += slot.kernel_hits.load(std::memory_order_relaxed);
-    c.miss_ns += slot.miss_ns.load(std::memory_order_relaxed);
-  }
+  counts_.ForEach([&c](const Counters& slot) {
+    c.lookups += slot.lookups.Load();
+    c.hits += slot.hits.Load();
+    c.reads += slot.reads.Load();
+    c.kernel_hits += slot.kernel_hits.Load();
+    c.miss_ns += slot.miss_ns.Load();
+  });
   return c;
 }
 

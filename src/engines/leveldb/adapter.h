@@ -13,19 +13,18 @@
 // (LevelDB's compaction thread) report nothing: compaction reads are not
 // the workload whose latency the split optimizes.
 //
-// Thread-safe; the counters are striped per thread and relaxed.
+// Thread-safe; the counters are per thread (ThreadCounters).
 
 #ifndef SYMBIOSIS_ENGINES_LEVELDB_ADAPTER_H_
 #define SYMBIOSIS_ENGINES_LEVELDB_ADAPTER_H_
 
-#include <array>
-#include <atomic>
 #include <cstdint>
 #include <optional>
 
 #include "engines/leveldb/resizable_cache.h"
 #include "symbiosis/controller.h"
 #include "symbiosis/sched_times.h"
+#include "symbiosis/thread_counters.h"
 
 namespace symbiosis::leveldb {
 
@@ -66,18 +65,16 @@ class Adapter final : public BlockObserver {
   AccessCounts Counts() const;
 
  private:
-  struct alignas(64) Slot {
-    std::atomic<uint64_t> lookups{0};
-    std::atomic<uint64_t> hits{0};
-    std::atomic<uint64_t> reads{0};
-    std::atomic<uint64_t> kernel_hits{0};
-    std::atomic<uint64_t> miss_ns{0};
+  struct Counters {
+    Counter lookups;
+    Counter hits;
+    Counter reads;
+    Counter kernel_hits;
+    Counter miss_ns;
   };
-  static constexpr int kSlots = 16;
-  Slot& MySlot();
 
   Controller* controller_ = nullptr;
-  std::array<Slot, kSlots> slots_;
+  ThreadCounters<Counters> counts_;
 };
 
 }  // namespace symbiosis::leveldb
