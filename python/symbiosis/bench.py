@@ -12,6 +12,7 @@ writes the table, the JSON and the plots.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -136,9 +137,13 @@ def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
 # copies of the DB, makes the machine's noise hit both; each run is pinned to
 # its own CPU so that neither takes the other's CPU time when that one waits
 # for the device (unpinned, the faster of the two would also run faster than
-# alone, which exaggerates the ratio). The copies and CPUs swap every pair.
-
-
+# alone, which exaggerates the ratio). The CPUs are not alike: on the
+# benchmark machine the disk's interrupts all land on CPU 1, and in an
+# I/O-bound cell a run there is 12% slower than the same configuration on
+# CPU 0 beside it (bench/leveldb.md section 6). So each static configuration
+# is paired --repeats times (default 2), the two runs and the two DB copies
+# swapping places every time, and its ratio is the geometric mean over its
+# pairs: with an even count the CPU's share cancels.
 def copy_db(db: str, copies: Tuple[str, str], log: Callable[[str], None]) -> None:
     """Two copies of `db`, synced to the device."""
     size = sum(f.stat().st_size for f in Path(db).rglob("*") if f.is_file())
@@ -165,57 +170,82 @@ def pair_cpus() -> Tuple[Optional[Set[int]], Optional[Set[int]]]:
 
 
 def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
-              log: Callable[[str], None]) -> dict:
-    """Each static configuration at the same time as a Symbiosis run. Returns
-    {results, pairs}: results as run_setup's, with the Symbiosis run of median
-    throughput standing for Symbiosis; pairs one per static configuration."""
+              log: Callable[[str], None], repeats: int = 2) -> dict:
+    """Each static configuration `repeats` times at the same time as a
+    Symbiosis run, on alternating CPUs. Returns {results, pairs}: pairs one
+    per run pair, {static, repeat, static_cpus, static_run, symbiosis};
+    results as run_setup's, with each configuration's run of median
+    throughput standing for it (Symbiosis's over all its runs)."""
     statics = [c for c in configs if c != "symbiosis"]
     cpu_sets = pair_cpus()
     if cpu_sets[0] is None:
         log("  one CPU or no taskset: the runs of a pair share the CPUs (not pinned)")
     copies = (db + ".side-a", db + ".side-b")
     pairs: List[dict] = []
-    results: Dict[str, dict] = {}
     try:
         copy_db(db, copies, log)
         with ThreadPoolExecutor(max_workers=2) as pool:
-            for i, name in enumerate(statics):
-                log(f"  {name} and symbiosis, side by side ...")
-                s, y = (0, 1) if i % 2 == 0 else (1, 0)
-                static_run = pool.submit(run_config, copies[s], name, driver_args, False,
-                                         cpu_sets[s])
-                sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
-                                      show_progress, cpu_sets[y])
-                results[name] = static_run.result()
-                sym = sym_run.result()
-                pairs.append({"static": name, "symbiosis": sym})
+            for name in statics:
+                for k in range(repeats):
+                    log(f"  {name} and symbiosis, side by side"
+                        + (f" ({k + 1} of {repeats})" if repeats > 1 else "") + " ...")
+                    s, y = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
+                    static_run = pool.submit(run_config, copies[s], name, driver_args, False,
+                                             cpu_sets[s])
+                    sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
+                                          show_progress, cpu_sets[y])
+                    pairs.append({"static": name, "repeat": k,
+                                  "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
+                                  "static_run": static_run.result(), "symbiosis": sym_run.result()})
     finally:
         for copy in copies:
             shutil.rmtree(copy, ignore_errors=True)
-    ordered = sorted(pairs, key=lambda p: p["symbiosis"]["summary"]["throughput_ops"])
-    results["symbiosis"] = ordered[(len(ordered) - 1) // 2]["symbiosis"]
+    results: Dict[str, dict] = {}
+    for name in statics:
+        results[name] = _median_run([p["static_run"] for p in pairs if p["static"] == name])
+    results["symbiosis"] = _median_run([p["symbiosis"] for p in pairs])
     return {"results": results, "pairs": pairs}
 
 
+def _median_run(runs: List[dict]) -> dict:
+    ordered = sorted(runs, key=lambda r: r["summary"]["throughput_ops"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def pair_ratio(pair: dict) -> float:
+    """Symbiosis's throughput over the static run's, in one pair."""
+    static = pair["static_run"]["summary"]["throughput_ops"]
+    return pair["symbiosis"]["summary"]["throughput_ops"] / static if static else 0.0
+
+
 def pair_ratios(cell: dict) -> Dict[str, float]:
-    """Symbiosis's throughput over each static configuration's, per pair."""
-    out = {}
+    """Per static configuration, the geometric mean of its pairs' ratios
+    (0 if a static run did no work)."""
+    by_static: Dict[str, List[float]] = {}
     for pair in cell["pairs"]:
-        static = cell["results"][pair["static"]]["summary"]["throughput_ops"]
-        sym = pair["symbiosis"]["summary"]["throughput_ops"]
-        out[pair["static"]] = sym / static if static else 0.0
-    return out
+        by_static.setdefault(pair["static"], []).append(pair_ratio(pair))
+    return {name: (math.exp(sum(math.log(r) for r in rs) / len(rs)) if min(rs) > 0 else 0.0)
+            for name, rs in by_static.items()}
 
 
 def format_pairs(cell: dict) -> str:
-    rows = [("pair", "static ops/s", "symbiosis ops/s", "ratio", "Symbiosis M_a", "H_a", "H_k")]
-    ratios = pair_ratios(cell)
+    """One row per pair, then each static configuration's geometric mean
+    when it was paired more than once."""
+    rows = [("pair", "static CPUs", "static ops/s", "symbiosis ops/s", "ratio", "Symbiosis M_a",
+             "H_a", "H_k")]
     for pair in cell["pairs"]:
-        s, y = cell["results"][pair["static"]]["summary"], pair["symbiosis"]["summary"]
-        rows.append((pair["static"], f"{s['throughput_ops']:.0f}", f"{y['throughput_ops']:.0f}",
-                     f"{ratios[pair['static']]:.2f}x", f"{y['final_ma_bytes'] / MIB:.0f} MiB",
-                     f"{y['hit_app']:.3f}", f"{y['hit_kernel']:.3f}"))
-    return "\n".join(_aligned(rows))
+        s, y = pair["static_run"]["summary"], pair["symbiosis"]["summary"]
+        cpus = ",".join(map(str, pair["static_cpus"])) if pair.get("static_cpus") else "-"
+        rows.append((pair["static"], cpus, f"{s['throughput_ops']:.0f}",
+                     f"{y['throughput_ops']:.0f}", f"{pair_ratio(pair):.2f}x",
+                     f"{y['final_ma_bytes'] / MIB:.0f} MiB", f"{y['hit_app']:.3f}",
+                     f"{y['hit_kernel']:.3f}"))
+    lines = _aligned(rows)
+    ratios = pair_ratios(cell)
+    if len(cell["pairs"]) > len(ratios):
+        lines.append("geometric mean per configuration: " + ", ".join(
+            f"{name} {r:.3f}x" for name, r in ratios.items()))
+    return "\n".join(lines)
 
 
 def format_table(results: Dict[str, dict]) -> str:
@@ -278,7 +308,7 @@ def _pair_verdict(cell: dict) -> Optional[dict]:
             "vs_worse_baseline": max(ratios["static-default"], ratios["static-max"]),
             "oracle": oracle, "vs_oracle": ratios[oracle], "side_by_side": True,
             "symbiosis_ma_by_pair": {p["static"]: p["symbiosis"]["summary"]["final_ma_bytes"]
-                                     for p in cell["pairs"]}}
+                                     for p in cell["pairs"]}}  # the last pair of each
 
 
 def format_verdicts(verdicts: List[dict]) -> str:
@@ -310,6 +340,10 @@ def cmd_bench_leveldb(args) -> int:
     if args.side_by_side and ("symbiosis" not in configs or len(configs) < 2):
         raise InputError("--side-by-side runs Symbiosis beside each static configuration; "
                          "give --configs symbiosis and at least one static-...")
+    if args.repeats is not None and not args.side_by_side:
+        raise InputError("--repeats counts the pairs of --side-by-side; add --side-by-side "
+                         "or drop --repeats")
+    repeats = args.repeats or 2
     memory = int(args.memory * args.scale)
     workloads = [w for w in args.workloads.split(",") if w] if args.workloads else [args.workload]
     ratios = [float(r) for r in args.ratios.split(",")] if args.ratios else [None]
@@ -339,7 +373,7 @@ def cmd_bench_leveldb(args) -> int:
                 f"({args.budget} budget)")
             cell = {"workload": phases or workload, "data_bytes": data, "ratio": memory / data}
             if args.side_by_side:
-                cell.update(run_pairs(db, configs, one, show_progress, log))
+                cell.update(run_pairs(db, configs, one, show_progress, log, repeats))
             else:
                 cell["results"] = run_setup(db, configs, one, show_progress, log)
             cells.append(cell)
@@ -415,10 +449,17 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                "configs": configs_of(c)}
         if "pairs" in c:
             ratios = pair_ratios(c)
-            out["pairs"] = [{"static": p["static"], "ratio": ratios[p["static"]],
-                             "symbiosis": configs_of({"results": {"symbiosis": p["symbiosis"]}})[0]}
-                            for p in c["pairs"]]
+            out["pairs"] = [
+                {"static": name, "ratio": ratio,
+                 "runs": [{"repeat": p["repeat"], "static_cpus": p["static_cpus"],
+                           "ratio": pair_ratio(p),
+                           "static": configs_of({"results": {name: p["static_run"]}})[0],
+                           "symbiosis": configs_of({"results": {"symbiosis": p["symbiosis"]}})[0]}
+                          for p in c["pairs"] if p["static"] == name]}
+                for name, ratio in ratios.items()]
         return out
     return {"engine": "leveldb", "memory_bytes": memory, "budget": args.budget,
-            "side_by_side": bool(args.side_by_side), "configs": configs_of(cells[0]),
+            "side_by_side": bool(args.side_by_side),
+            "repeats": (args.repeats or 2) if args.side_by_side else 1,
+            "configs": configs_of(cells[0]),
             "cells": [cell_of(c) for c in cells]}

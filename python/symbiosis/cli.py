@@ -601,7 +601,8 @@ examples:
   symbiosis bench leveldb --workloads uniform,zipfian,hotspot20 \\
       --ratios 0.2,0.4,0.6,0.8,1.0 --configs all --json grid.json --plot grid.png
   symbiosis bench leveldb --workloads hotspot20 --ratios 0.6,1.0 --configs all \\
-      --side-by-side --plot pairs.png     # each static run at the same time as Symbiosis
+      --side-by-side --plot pairs.png     # each static run at the same time as Symbiosis,
+                                          # twice, on swapped CPUs (--repeats)
 
 {M} and {2M} in --phases stand for the budget and twice it. JSON: configs:
 [{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}],
@@ -655,6 +656,11 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
                    help="run each static configuration at the same time as a Symbiosis run, "
                         "on two copies of the DB, one CPU each, and compare within each pair: "
                         "on a shared machine the way to see a 5%% difference")
+    p.add_argument("--repeats", type=_positive_int("--repeats", 64), default=None,
+                   help="--side-by-side: pairs per static configuration, the two runs "
+                        "swapping CPUs every time; its ratio is their geometric mean. Keep it "
+                        "even: the CPUs are not alike (one takes the disk's interrupts) "
+                        "(default: 2)")
     p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where loaded DBs are kept (default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")

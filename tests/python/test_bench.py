@@ -59,6 +59,8 @@ def test_json_has_every_config_with_its_numbers(small_run):
     (["--workload", "nosuch"], "nosuch"),
     (["--app-cache-overhead", "1"], "--app-cache-overhead"),
     (["--side-by-side", "--configs", "static-default,static-max"], "--side-by-side"),
+    (["--repeats", "2"], "--repeats"),
+    (["--side-by-side", "--repeats", "0"], "--repeats"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
@@ -94,22 +96,31 @@ def test_grid_verdicts_compare_with_baselines_and_the_oracle():
     assert "mean gain over the worse baseline 3.25x (up to 3.60x)" in text
 
 
-def test_side_by_side_runs_each_static_config_beside_symbiosis(tmp_path):
+def test_side_by_side_pairs_each_static_config_twice_on_swapped_cpus(tmp_path):
     out = tmp_path / "pairs.json"
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path / "dbs"),
                    "--configs", "static-default,static-4,symbiosis", "--side-by-side",
                    "--json", str(out))
     result = json.loads(out.read_text())
-    assert result["side_by_side"] is True
+    assert result["side_by_side"] is True and result["repeats"] == 2
     cell = result["cells"][0]
     assert [p["static"] for p in cell["pairs"]] == ["static-default", "static-4"]
-    ops = {c["name"]: c["throughput_ops"] for c in cell["configs"]}
+    symbiosis_ops = []
     for pair in cell["pairs"]:
-        assert pair["symbiosis"]["throughput_ops"] > 0 and pair["symbiosis"]["timeline"]
-        assert pair["ratio"] == pytest.approx(pair["symbiosis"]["throughput_ops"] / ops[pair["static"]])
-    # Symbiosis's entry is one of its runs, the one of median throughput.
-    assert ops["symbiosis"] in [p["symbiosis"]["throughput_ops"] for p in cell["pairs"]]
-    assert "side by side" in proc.stderr and "ratio" in proc.stdout
+        runs = pair["runs"]
+        assert [r["repeat"] for r in runs] == [0, 1]
+        for run in runs:
+            assert run["symbiosis"]["throughput_ops"] > 0 and run["symbiosis"]["timeline"]
+            assert run["ratio"] == pytest.approx(
+                run["symbiosis"]["throughput_ops"] / run["static"]["throughput_ops"])
+            symbiosis_ops.append(run["symbiosis"]["throughput_ops"])
+        if runs[0]["static_cpus"] is not None:  # pinned: the static run changes CPUs
+            assert runs[0]["static_cpus"] != runs[1]["static_cpus"]
+        assert pair["ratio"] == pytest.approx((runs[0]["ratio"] * runs[1]["ratio"]) ** 0.5)
+    # Symbiosis's entry is one of its four runs, the one of median throughput.
+    ops = {c["name"]: c["throughput_ops"] for c in cell["configs"]}
+    assert ops["symbiosis"] == sorted(symbiosis_ops)[1]
+    assert "side by side (2 of 2)" in proc.stderr and "geometric mean" in proc.stdout
     assert sorted(p.name for p in (tmp_path / "dbs").iterdir()) == ["leveldb-64MiB-v1000-a0.5"]
 
 
@@ -122,24 +133,43 @@ def test_pairs_get_one_cpu_each():
 
 
 def _pair_cell(workload, ratio, pairs):
-    """pairs: static name -> (static ops, symbiosis ops in that pair)."""
-    results = {n: {"summary": {"throughput_ops": s}} for n, (s, _) in pairs.items()}
-    runs = [{"static": n, "symbiosis": {"summary": {"throughput_ops": y, "final_ma_bytes": 8 << 20}}}
-            for n, (_, y) in pairs.items()]
+    """pairs: static name -> [(static ops, symbiosis ops in that pair), ...]."""
+    def run(ops):
+        return {"summary": {"throughput_ops": ops, "final_ma_bytes": 8 << 20, "hit_app": 0.5,
+                            "hit_kernel": 0.9}}
+    runs = [{"static": n, "repeat": k, "static_cpus": [k % 2], "static_run": run(s),
+             "symbiosis": run(y)}
+            for n, each in pairs.items() for k, (s, y) in enumerate(each)]
+    results = {n: runs[0]["static_run"] for n in pairs}
     results["symbiosis"] = runs[0]["symbiosis"]
     return {"workload": workload, "ratio": ratio, "results": results, "pairs": runs}
 
 
 def test_side_by_side_verdicts_compare_within_each_pair():
     from symbiosis.bench import grid_verdicts
-    cells = [_pair_cell("uniform", 0.2, {"static-default": (100, 120), "static-max": (200, 180),
-                                          "static-4": (300, 270)}),
-             _pair_cell("zipfian", 1.0, {"static-default": (400, 380)})]
+    cells = [_pair_cell("uniform", 0.2, {"static-default": [(100, 120)],
+                                          "static-max": [(200, 180)],
+                                          "static-4": [(300, 270)]}),
+             _pair_cell("zipfian", 1.0, {"static-default": [(400, 380)]})]
     v = grid_verdicts(cells)
     assert len(v) == 1  # the zipfian cell lacks static-max
     assert v[0]["vs_better_baseline"] == pytest.approx(0.9)   # 180 / 200
     assert v[0]["vs_worse_baseline"] == pytest.approx(1.2)    # 120 / 100
     assert v[0]["oracle"] == "static-max" and v[0]["vs_oracle"] == pytest.approx(0.9)
+
+
+def test_repeated_pairs_give_the_geometric_mean_of_their_ratios():
+    # CPU 1 slows whichever run it holds by 20%: the single ratios are 0.8x
+    # and 1.25x of the truth, their geometric mean the truth.
+    from symbiosis.bench import format_pairs, grid_verdicts
+    cell = _pair_cell("hotspot20", 0.4, {"static-default": [(100, 80), (80, 100)],
+                                          "static-max": [(100, 96), (80, 120)]})
+    v = grid_verdicts([cell])[0]
+    assert v["vs_better_baseline"] == pytest.approx(1.0)
+    assert v["vs_worse_baseline"] == pytest.approx(1.2)
+    assert v["oracle"] == "static-default"
+    text = format_pairs(cell)
+    assert "static-default 1.000x" in text and "static-max 1.200x" in text
 
 
 @pytest.fixture(scope="module")
