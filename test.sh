@@ -9,16 +9,24 @@ echo "==> C++ tests (ctest)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 # The concurrent parts' tests again under ThreadSanitizer and under
 # AddressSanitizer + UBSan: the online controller (8 threads), and the LevelDB
-# plugin inside Debian's LevelDB (4 readers + resizes, the crash test).
+# plugins inside Debian's LevelDB and RocksDB (4 readers + resizes, the crash
+# tests).
 for sanitizer in thread address; do
   echo "==> concurrent tests under the $sanitizer sanitizer"
   dir="build/sanitize-$sanitizer"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSYMBIOSIS_SANITIZE="$sanitizer" >/dev/null
   cmake --build "$dir" --target symbiosis_tests >/dev/null
-  TSAN_OPTIONS="halt_on_error=1 suppressions=$ROOT/tsan-suppressions.txt" \
-    ASAN_OPTIONS="detect_leaks=1" \
-    "$dir/symbiosis_tests" --gtest_brief=1
+  if [ "$sanitizer" = thread ]; then
+    # Debian's RocksDB publishes through atomics TSan cannot see; its tests run
+    # with the library's interceptor calls ignored (see tsan-suppressions.txt).
+    TSAN_OPTIONS="halt_on_error=1 suppressions=$ROOT/tsan-suppressions.txt" \
+      "$dir/symbiosis_tests" --gtest_brief=1 --gtest_filter='-RocksDb*'
+    TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
+      "$dir/symbiosis_tests" --gtest_brief=1 --gtest_filter='RocksDb*'
+  else
+    ASAN_OPTIONS="detect_leaks=1" "$dir/symbiosis_tests" --gtest_brief=1
+  fi
 done
 echo "==> Python tests (pytest)"
 "$ROOT/.venv/bin/python" -m pytest -q -rs tests/python

@@ -1,707 +1,136 @@
-// leveldb_bench: the LevelDB benchmark driver behind `symbiosis bench leveldb`.
-//
-//   leveldb_bench load --db DIR --data-size 1280MiB [--value-size 1000]
-//                      [--alpha 0.5] [--seed 1]
-//   leveldb_bench run  --db DIR --memory 256MiB --config CONFIG
-//                      [--workload SPEC | --phases "SPEC@SIZE*OPS;..."]
-//                      [--duration 60s | --ops N] [--threads 4]
-//                      [--interval 1s] [--warmup 10s] [--overwrite 0]
-//                      [--budget kernel|emulated] [--allow-fallback]
-//                      [--device-latency 0us] [--reserve 32MiB] [--seed 1]
-//                      [--app-cache-overhead 0.25] [--progress]
-//
-// load writes keys 0..N-1 ("user" + 12 digits) with values of --value-size
-// bytes whose first alpha share is random and the rest repeats it, so that
-// snappy compresses them to about alpha; it builds the DB in DIR.partial and
-// renames it, so a failed load leaves nothing half-written, and records the
-// layout (and the measured alpha) in DIR/symbiosis-bench.json.
-//
-// run runs one configuration:
-//   static-default  M_a = 8 MiB (LevelDB's default), never changed
-//   static-max      M_a = M
-//   static-<i>      M_a = i * M / 8, i = 0..8 (the sweep; the oracle is
-//                   the best of them)
-//   symbiosis       the Controller sizes M_a online
-// M is --memory, the caches' budget, for both budgets. Kernel budget: the
-// run happens in a child memory cgroup of M + --reserve bytes (default
-// 32 MiB: LevelDB's memtables, table metadata and our heap; measured at
-// 15-25 MiB in these runs), created under this process's cgroup and
-// removed on exit, error or Ctrl-C; the DB's pages are dropped from the
-// page cache first so that every configuration starts cold. Emulated
-// budget: table reads go through a user-space page cache of M - M_a.
+// leveldb_bench: the LevelDB benchmark driver behind `symbiosis bench
+// leveldb`. The command line, the load and run loops and the output are the
+// shared driver's (tools/driver/driver.h); this file is LevelDB's part:
+// writing a DB, and opening it with Symbiosis (symbiosis/leveldb.h) under
+// a budget:
+//   kernel    the page cache, inside a memory cgroup of M + --reserve
+//             (default 32 MiB: LevelDB's memtables, table metadata and our
+//             heap; measured at 15-25 MiB in these runs)
+//   emulated  table reads through a user-space page cache of M - M_a
 // --app-cache-overhead: the share of a block-cache growth that symbiosis
 // charges to the page cache (symbiosis::leveldb::Options).
-//
-// Output: one JSON object per line on stdout, {"type":"interval",...} every
-// --interval and {"type":"summary",...} at the end (the schema is in
-// docs/bench-leveldb.md); with --progress a status line on stderr. Errors:
-// one line on stderr, exit status 2 for bad input, 1 for a failed run.
 
-#include <fcntl.h>
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
 #include <memory>
-#include <random>
-#include <sstream>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "symbiosis/cgroup.h"
-#include "symbiosis/error.h"
+#include "driver/driver.h"
 #include "symbiosis/leveldb.h"
-#include "symbiosis/workload.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using symbiosis::InputError;
-using symbiosis::ParseBytes;
-using symbiosis::ParseCount;
+namespace sb = symbiosis::bench;
 namespace sl = symbiosis::leveldb;
 
-constexpr uint32_t kKeyBytes = 16;
-constexpr char kMetaFile[] = "symbiosis-bench.json";
-
-[[noreturn]] void Fail(int status, const std::string& message) {
-  std::fprintf(stderr, "leveldb_bench: error: %s\n", message.c_str());
-  std::exit(status);
-}
-
-std::string Key(uint64_t i) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "user%012llu", static_cast<unsigned long long>(i));
-  return buffer;
-}
-
-// alpha of the value is random bytes, the rest repeats them: snappy keeps
-// the random part and turns the repeats into back-references.
-void FillValue(uint64_t key, uint64_t version, double alpha, std::string* value) {
-  std::mt19937_64 rng(key * 0x9E3779B97F4A7C15ull + version);
-  const size_t random = std::max<size_t>(8, static_cast<size_t>(value->size() * alpha));
-  for (size_t i = 0; i < value->size(); ++i) {
-    (*value)[i] = i < random ? static_cast<char>(rng()) : (*value)[i % random];
-  }
-}
-
-// --- flags -----------------------------------------------------------------
-
-struct Flags {
-  std::map<std::string, std::string> values;
-  std::string Get(const std::string& name, const std::string& fallback) const {
-    const auto it = values.find(name);
-    return it == values.end() ? fallback : it->second;
-  }
-  bool Has(const std::string& name) const { return values.count(name) > 0; }
-};
-
-Flags ParseFlags(int argc, char** argv, const std::vector<std::string>& known,
-                 const std::vector<std::string>& switches) {
-  Flags flags;
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) Fail(2, "unexpected argument '" + arg + "'; flags start with --");
-    arg = arg.substr(2);
-    std::string value;
-    const size_t eq = arg.find('=');
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    if (std::find(switches.begin(), switches.end(), arg) != switches.end()) {
-      flags.values[arg] = "1";
-      continue;
-    }
-    if (std::find(known.begin(), known.end(), arg) == known.end()) {
-      Fail(2, "unknown flag --" + arg + "; see the usage at the top of tools/leveldb_bench.cc");
-    }
-    if (eq == std::string::npos) {
-      if (i + 1 >= argc) Fail(2, "--" + arg + " needs a value");
-      value = argv[++i];
-    }
-    flags.values[arg] = value;
-  }
-  return flags;
-}
-
-// A number that is the whole of `text` and lies in [0, 1], with 0 or 1
-// excluded where asked; otherwise exits with a one-line error naming `what`.
-double ParseFraction(const std::string& text, const std::string& what, bool zero_allowed,
-                     bool one_allowed) {
-  char* end = nullptr;
-  const double f = std::strtod(text.c_str(), &end);
-  const bool in_range = (zero_allowed ? f >= 0 : f > 0) && (one_allowed ? f <= 1 : f < 1);
-  if (text.empty() || *end != '\0' || !in_range) {
-    Fail(2, what + " must be a number in " + (zero_allowed ? "[0" : "(0") + ", " +
-                (one_allowed ? "1]" : "1)") + ", not '" + text + "'");
-  }
-  return f;
-}
-
-// "60s", "500ms", "2m", "90" (seconds).
-double ParseSeconds(const std::string& text, const std::string& what) {
-  char* end = nullptr;
-  const double number = std::strtod(text.c_str(), &end);
-  const std::string unit = end == nullptr ? "" : std::string(end);
-  double scale = 0;
-  if (unit.empty() || unit == "s") scale = 1;
-  else if (unit == "ms") scale = 1e-3;
-  else if (unit == "us") scale = 1e-6;
-  else if (unit == "m" || unit == "min") scale = 60;
-  if (scale == 0 || !(number >= 0) || end == text.c_str()) {
-    throw InputError(what + ": '" + text + "' is not a duration; use e.g. 30s, 500ms or 2m");
-  }
-  return number * scale;
-}
-
-// --- the layout file ---------------------------------------------------------
-
-struct Layout {
-  uint64_t keys = 0;
-  uint32_t value_bytes = 0;
-  double alpha_target = 0;
-  double alpha_measured = 0;
-  uint64_t data_bytes = 0;  // D_u: keys * (key + value)
-  uint64_t table_bytes = 0;
-};
-
-std::string ToJson(const Layout& l) {
-  std::ostringstream out;
-  out << "{\"keys\": " << l.keys << ", \"value_bytes\": " << l.value_bytes
-      << ", \"alpha_target\": " << l.alpha_target << ", \"alpha_measured\": " << l.alpha_measured
-      << ", \"data_bytes\": " << l.data_bytes << ", \"table_bytes\": " << l.table_bytes << "}\n";
-  return out.str();
-}
-
-double JsonNumber(const std::string& text, const std::string& field) {
-  const size_t at = text.find("\"" + field + "\":");
-  if (at == std::string::npos) throw InputError("layout file lacks " + field);
-  return std::strtod(text.c_str() + at + field.size() + 3, nullptr);
-}
-
-Layout ReadLayout(const std::string& db) {
-  std::ifstream in(fs::path(db) / kMetaFile);
-  if (!in) {
-    throw InputError(db + " is not a benchmark DB (no " + kMetaFile +
-                     "); create it with `leveldb_bench load --db " + db + " --data-size ...`");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  Layout l;
-  l.keys = static_cast<uint64_t>(JsonNumber(text.str(), "keys"));
-  l.value_bytes = static_cast<uint32_t>(JsonNumber(text.str(), "value_bytes"));
-  l.alpha_target = JsonNumber(text.str(), "alpha_target");
-  l.alpha_measured = JsonNumber(text.str(), "alpha_measured");
-  l.data_bytes = static_cast<uint64_t>(JsonNumber(text.str(), "data_bytes"));
-  l.table_bytes = static_cast<uint64_t>(JsonNumber(text.str(), "table_bytes"));
-  return l;
-}
-
-uint64_t TableBytes(const std::string& db) {
-  uint64_t bytes = 0;
-  for (const auto& entry : fs::directory_iterator(db)) {
-    const std::string ext = entry.path().extension().string();
-    if (ext == ".ldb" || ext == ".sst") bytes += entry.file_size();
-  }
-  return bytes;
-}
-
-// --- load ----------------------------------------------------------------------
-
-int Load(const Flags& flags) {
-  if (!flags.Has("db") || !flags.Has("data-size")) {
-    Fail(2, "load needs --db DIR and --data-size SIZE (e.g. --data-size 1280MiB)");
-  }
-  const std::string db_path = flags.Get("db", "");
-  const uint64_t data_bytes = ParseBytes(flags.Get("data-size", ""), "--data-size");
-  const uint64_t value_bytes = ParseBytes(flags.Get("value-size", "1000"), "--value-size");
-  const double alpha = ParseFraction(flags.Get("alpha", "0.5"), "--alpha", false, true);
-  const uint64_t seed = ParseCount(flags.Get("seed", "1"), "--seed");
-  if (value_bytes > (1 << 20)) Fail(2, "--value-size must be at most 1MiB");
-  if (fs::exists(db_path)) {
-    Fail(2, db_path + " exists; remove it or choose another --db");
-  }
-  Layout layout;
-  layout.value_bytes = static_cast<uint32_t>(value_bytes);
-  layout.keys = data_bytes / (kKeyBytes + value_bytes);
-  layout.alpha_target = alpha;
-  layout.data_bytes = layout.keys * (kKeyBytes + value_bytes);
-  if (layout.keys == 0) Fail(2, "--data-size is smaller than one entry");
-  const std::string partial = db_path + ".partial";
-  fs::remove_all(partial);
-  ::leveldb::Options options;
-  options.create_if_missing = true;
-  options.error_if_exists = true;
-  options.write_buffer_size = 16 << 20;
-  ::leveldb::DB* raw = nullptr;
-  ::leveldb::Status status = ::leveldb::DB::Open(options, partial, &raw);
-  if (!status.ok()) Fail(1, "cannot create " + partial + ": " + status.ToString());
-  std::unique_ptr<::leveldb::DB> db(raw);
-  std::string value(value_bytes, '\0');
-  const bool tty = isatty(2);
-  const uint64_t batch_keys = 1000;
-  for (uint64_t first = 0; first < layout.keys; first += batch_keys) {
-    ::leveldb::WriteBatch batch;
-    for (uint64_t i = first; i < std::min(layout.keys, first + batch_keys); ++i) {
-      FillValue(i, seed, alpha, &value);
-      batch.Put(Key(i), value);
-    }
-    status = db->Write(::leveldb::WriteOptions(), &batch);
-    if (!status.ok()) {
-      db.reset();
-      fs::remove_all(partial);
-      Fail(1, "loading " + db_path + " failed: " + status.ToString() +
-                  " (is the disk full?); nothing was kept");
-    }
-    if (tty && first % (batch_keys * 100) == 0) {
-      std::fprintf(stderr, "\rloading %s: %5.1f%%", db_path.c_str(),
-                   100.0 * first / static_cast<double>(layout.keys));
-    }
-  }
-  db->CompactRange(nullptr, nullptr);
-  db.reset();
-  if (tty) std::fprintf(stderr, "\rloading %s: done   \n", db_path.c_str());
-  layout.table_bytes = TableBytes(partial);
-  layout.alpha_measured = static_cast<double>(layout.table_bytes) / layout.data_bytes;
-  std::ofstream(fs::path(partial) / kMetaFile) << ToJson(layout);
-  fs::rename(partial, db_path);
-  std::printf("%s", ToJson(layout).c_str());
-  return 0;
-}
-
-// --- run -------------------------------------------------------------------------
-
-// Latencies in log-linear buckets: 16 per power of two (6% resolution).
-class Histogram {
+class LevelDbLoader final : public sb::BenchLoader {
  public:
-  static constexpr int kBuckets = 64 * 16;
-  static int Bucket(uint64_t ns) {
-    if (ns < 16) return static_cast<int>(ns);
-    const int e = 63 - __builtin_clzll(ns);
-    return (e - 3) * 16 + static_cast<int>((ns >> (e - 4)) & 15);
+  explicit LevelDbLoader(std::unique_ptr<::leveldb::DB> db) : db_(std::move(db)) {}
+
+  bool Write(const std::vector<std::pair<std::string, std::string>>& pairs,
+             std::string* error) override {
+    ::leveldb::WriteBatch batch;
+    for (const auto& [key, value] : pairs) batch.Put(key, value);
+    return Check(db_->Write(::leveldb::WriteOptions(), &batch), error);
   }
-  static double Lower(int bucket) {
-    if (bucket < 16) return bucket;
-    const int e = bucket / 16 + 3;
-    return std::ldexp(16 + bucket % 16, e - 4);
-  }
-  void Add(uint64_t ns) {
-    counts_[Bucket(ns)].fetch_add(1, std::memory_order_relaxed);
-    sum_.fetch_add(ns, std::memory_order_relaxed);
-  }
-  void Snapshot(std::vector<uint64_t>* counts, uint64_t* sum) const {
-    counts->resize(kBuckets);
-    for (int i = 0; i < kBuckets; ++i) (*counts)[i] = counts_[i].load(std::memory_order_relaxed);
-    *sum = sum_.load(std::memory_order_relaxed);
+
+  bool Finish(std::string* error) override {
+    db_->CompactRange(nullptr, nullptr);
+    db_.reset();
+    return true;
   }
 
  private:
-  std::array<std::atomic<uint64_t>, kBuckets> counts_{};
-  std::atomic<uint64_t> sum_{0};
+  static bool Check(const ::leveldb::Status& s, std::string* error) {
+    if (!s.ok()) *error = s.ToString();
+    return s.ok();
+  }
+  std::unique_ptr<::leveldb::DB> db_;
 };
 
-struct Window {
-  uint64_t ops = 0;
-  double mean_us = 0, p50_us = 0, p95_us = 0, p99_us = 0;
+class LevelDbBench final : public sb::BenchDb {
+ public:
+  explicit LevelDbBench(std::unique_ptr<sl::Db> db) : db_(std::move(db)) {}
+
+  bool Get(const std::string& key, std::string* value) override {
+    const ::leveldb::Status s = db_->db()->Get(::leveldb::ReadOptions(), key, value);
+    return s.ok() || s.IsNotFound();
+  }
+  bool Put(const std::string& key, const std::string& value) override {
+    return db_->db()->Put(::leveldb::WriteOptions(), key, value).ok();
+  }
+  bool Scan(const std::string& key, uint32_t count) override {
+    std::unique_ptr<::leveldb::Iterator> it(db_->db()->NewIterator(::leveldb::ReadOptions()));
+    uint32_t n = 0;
+    for (it->Seek(key); it->Valid() && n < count; it->Next()) ++n;
+    return it->status().ok();
+  }
+  sb::EngineStats Stats() const override { return sb::FromPluginStats(db_->GetStats()); }
+
+ private:
+  std::unique_ptr<sl::Db> db_;
 };
 
-Window Summarize(const std::vector<uint64_t>& counts, uint64_t sum_ns) {
-  Window w;
-  for (uint64_t c : counts) w.ops += c;
-  if (w.ops == 0) return w;
-  w.mean_us = sum_ns / 1e3 / w.ops;
-  const auto quantile = [&](double q) {
-    const uint64_t rank = static_cast<uint64_t>(std::ceil(q * w.ops));
-    uint64_t seen = 0;
-    for (int b = 0; b < Histogram::kBuckets; ++b) {
-      seen += counts[b];
-      if (seen >= rank) return (Histogram::Lower(b) + Histogram::Lower(b + 1)) / 2 / 1e3;
-    }
-    return 0.0;
-  };
-  w.p50_us = quantile(0.50);
-  w.p95_us = quantile(0.95);
-  w.p99_us = quantile(0.99);
-  return w;
-}
+class LevelDbEngine final : public sb::BenchEngine {
+ public:
+  std::string name() const override { return "leveldb"; }
+  std::vector<std::string> budgets() const override { return {"kernel", "emulated"}; }
+  bool NeedsCgroup(const std::string& budget) const override { return budget == "kernel"; }
+  std::string FallbackBudget() const override { return "emulated"; }
+  uint64_t min_memory_bytes() const override { return sl::kMinMemoryBytes; }
+  uint64_t default_app_bytes() const override { return 8ull << 20; }  // LevelDB's default
 
-struct RunConfig {
-  std::string db;
-  std::string name;
-  Layout layout;
-  uint64_t memory = 0;   // --memory: M, the caches' budget
-  uint64_t reserve = 32ull << 20;  // the cgroup is memory + reserve
-  sl::Budget budget = sl::Budget::kKernel;
-  std::vector<symbiosis::Phase> phases;
-  double duration_s = 0;  // 0: until the phases' ops are done
-  uint64_t ops = 0;
-  double warmup_s = 0;
-  double interval_s = 1;
-  int threads = 4;
-  double overwrite = 0;
-  uint64_t device_latency_ns = 0;
-  uint64_t seed = 1;
-  bool progress = false;
-  std::optional<double> app_cache_overhead;  // kernel budget; unset: Open's default
+  uint64_t TableBytes(const std::string& path) const override {
+    uint64_t bytes = 0;
+    for (const auto& entry : fs::directory_iterator(path)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext == ".ldb" || ext == ".sst") bytes += entry.file_size();
+    }
+    return bytes;
+  }
+
+  std::unique_ptr<sb::BenchLoader> Create(const std::string& path, std::string* error) override {
+    ::leveldb::Options options;
+    options.create_if_missing = true;
+    options.error_if_exists = true;
+    options.write_buffer_size = 16 << 20;
+    ::leveldb::DB* raw = nullptr;
+    const ::leveldb::Status status = ::leveldb::DB::Open(options, path, &raw);
+    if (!status.ok()) {
+      *error = status.ToString();
+      return nullptr;
+    }
+    return std::make_unique<LevelDbLoader>(std::unique_ptr<::leveldb::DB>(raw));
+  }
+
+  std::unique_ptr<sb::BenchDb> Open(const sb::OpenRequest& request, std::string* error) override {
+    sl::Options options;
+    options.engine.create_if_missing = false;
+    options.budget = request.budget == "emulated" ? sl::Budget::kEmulated : sl::Budget::kKernel;
+    // Kernel budget: M from the cgroup we run in; emulated: given.
+    options.memory_bytes = request.in_cgroup ? 0 : request.memory;
+    options.controller.memory_reserve_bytes = request.reserve;
+    if (request.app_cache_overhead) options.kernel_app_cache_overhead = *request.app_cache_overhead;
+    options.adaptive = !request.static_app_bytes.has_value();
+    options.static_app_bytes = request.static_app_bytes.value_or(0);
+    options.device_latency_ns = request.device_latency_ns;
+    std::unique_ptr<sl::Db> db;
+    const ::leveldb::Status status = sl::Open(options, request.path, &db);
+    if (!status.ok()) {
+      *error = status.ToString();
+      return nullptr;
+    }
+    return std::make_unique<LevelDbBench>(std::move(db));
+  }
 };
-
-// M_a for a static configuration, or nullopt for symbiosis.
-std::optional<uint64_t> StaticAppBytes(const std::string& name, uint64_t m) {
-  if (name == "symbiosis") return std::nullopt;
-  if (name == "static-default") return uint64_t{8} << 20;
-  if (name == "static-max") return m;
-  if (name.rfind("static-", 0) == 0 && name.size() == 8 && name[7] >= '0' && name[7] <= '8') {
-    return m * static_cast<uint64_t>(name[7] - '0') / 8;
-  }
-  throw InputError("--config '" + name +
-                   "' is unknown; use symbiosis, static-default, static-max or static-0 .. "
-                   "static-8");
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
-}
-
-void DropFromPageCache(const std::string& db) {
-  for (const auto& entry : fs::directory_iterator(db)) {
-    const int fd = open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    fdatasync(fd);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
-  }
-}
-
-int RunBody(const RunConfig& c) {
-  const uint64_t m = c.memory;
-  const std::optional<uint64_t> static_app = StaticAppBytes(c.name, m);
-  sl::Options options;
-  options.engine.create_if_missing = false;
-  options.budget = c.budget;
-  // Kernel budget: M from the cgroup we run in; emulated: given.
-  options.memory_bytes = c.budget == sl::Budget::kEmulated ? m : 0;
-  options.controller.memory_reserve_bytes = c.reserve;
-  if (c.app_cache_overhead) options.kernel_app_cache_overhead = *c.app_cache_overhead;
-  options.adaptive = !static_app.has_value();
-  options.static_app_bytes = static_app.value_or(0);
-  options.device_latency_ns = c.device_latency_ns;
-  std::unique_ptr<sl::Db> db;
-  const ::leveldb::Status status = sl::Open(options, c.db, &db);
-  if (!status.ok()) {
-    std::fprintf(stderr, "leveldb_bench: error: cannot open %s: %s\n", c.db.c_str(),
-                 status.ToString().c_str());
-    return 2;
-  }
-  const uint32_t entry_bytes = kKeyBytes + c.layout.value_bytes;
-  uint64_t phase_ops_total = 0;
-  std::vector<uint64_t> phase_end;  // cumulative op counts
-  for (const auto& p : c.phases) {
-    phase_ops_total += p.requests == 0 ? c.ops : p.requests;
-    phase_end.push_back(phase_ops_total);
-  }
-  const uint64_t total_ops = c.duration_s > 0 ? UINT64_MAX : phase_ops_total;
-
-  std::atomic<uint64_t> issued{0};
-  std::atomic<bool> stop{false};
-  std::atomic<uint64_t> errors{0};
-  std::vector<std::unique_ptr<Histogram>> histograms;
-  for (int t = 0; t < c.threads; ++t) histograms.push_back(std::make_unique<Histogram>());
-  const auto phase_of = [&](uint64_t op) {
-    for (size_t i = 0; i < phase_end.size(); ++i) {
-      if (op < phase_end[i]) return i;
-    }
-    return phase_end.size() - 1;  // time-bounded runs stay in the last phase
-  };
-  const auto reader = [&](int t) {
-    std::mt19937_64 rng(c.seed * 1000 + t);
-    std::unique_ptr<symbiosis::Workload> workload;
-    size_t phase = SIZE_MAX;
-    std::string value, write_value(c.layout.value_bytes, '\0');
-    while (!stop.load(std::memory_order_relaxed)) {
-      const uint64_t op = issued.fetch_add(1, std::memory_order_relaxed);
-      if (op >= total_ops) break;
-      const size_t p = phase_of(op);
-      if (p != phase) {
-        phase = p;
-        const uint64_t bytes = c.phases[p].data_bytes;
-        const uint64_t keys =
-            bytes == 0 ? c.layout.keys : std::min(c.layout.keys, std::max<uint64_t>(1, bytes / entry_bytes));
-        workload = symbiosis::MakeWorkload(c.phases[p].spec, keys, entry_bytes, c.seed * 7919 + t * 104729 + p);
-      }
-      const symbiosis::KeyRequest request = workload->Next();
-      const auto start = std::chrono::steady_clock::now();
-      bool ok = true;
-      if (c.overwrite > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < c.overwrite) {
-        FillValue(request.first_key, c.seed + 1 + op, c.layout.alpha_target, &write_value);
-        ok = db->db()->Put(::leveldb::WriteOptions(), Key(request.first_key), write_value).ok();
-      } else if (request.count <= 1) {
-        const ::leveldb::Status s = db->db()->Get(::leveldb::ReadOptions(), Key(request.first_key), &value);
-        ok = s.ok() || s.IsNotFound();
-      } else {
-        std::unique_ptr<::leveldb::Iterator> it(db->db()->NewIterator(::leveldb::ReadOptions()));
-        uint32_t n = 0;
-        for (it->Seek(Key(request.first_key)); it->Valid() && n < request.count; it->Next()) ++n;
-        ok = it->status().ok();
-      }
-      if (!ok) errors.fetch_add(1, std::memory_order_relaxed);
-      histograms[t]->Add(static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-              .count()));
-    }
-  };
-
-  const auto snapshot = [&](std::vector<uint64_t>* counts, uint64_t* sum) {
-    counts->assign(Histogram::kBuckets, 0);
-    *sum = 0;
-    std::vector<uint64_t> one;
-    uint64_t one_sum = 0;
-    for (const auto& h : histograms) {
-      h->Snapshot(&one, &one_sum);
-      for (int b = 0; b < Histogram::kBuckets; ++b) (*counts)[b] += one[b];
-      *sum += one_sum;
-    }
-  };
-
-  // Kernel budget: what the cgroup holds, to compare the real page cache
-  // with the M - M_a the Controller assumes.
-  std::optional<symbiosis::MemoryCgroup> cgroup;
-  if (c.budget == sl::Budget::kKernel) cgroup = symbiosis::DetectMemoryCgroup();
-
-  const auto begin = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
-  for (int t = 0; t < c.threads; ++t) threads.emplace_back(reader, t);
-
-  std::vector<uint64_t> prev_counts(Histogram::kBuckets, 0), counts, warm_counts;
-  uint64_t prev_sum = 0, sum = 0, warm_sum = 0;
-  sl::Stats prev_stats = db->GetStats(), warm_stats = prev_stats;
-  bool warm = c.warmup_s == 0;
-  if (warm) warm_counts.assign(Histogram::kBuckets, 0);
-  size_t rounds_reported = 0;
-  double elapsed = 0;
-  double next_report = c.interval_s;
-  while (true) {
-    const double step = std::min(0.05, c.interval_s);
-    std::this_thread::sleep_for(std::chrono::duration<double>(step));
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    const bool done = (c.duration_s > 0 && elapsed >= c.duration_s) ||
-                      issued.load(std::memory_order_relaxed) >= total_ops ||
-                      symbiosis::InterruptGuard::received() != 0;
-    if (elapsed < next_report && !done) continue;
-    next_report += c.interval_s;
-    snapshot(&counts, &sum);
-    std::vector<uint64_t> delta(Histogram::kBuckets);
-    for (int b = 0; b < Histogram::kBuckets; ++b) delta[b] = counts[b] - prev_counts[b];
-    const Window w = Summarize(delta, sum - prev_sum);
-    const sl::Stats stats = db->GetStats();
-    const symbiosis::CgroupMemoryUsage usage =
-        cgroup ? symbiosis::ReadMemoryUsage(*cgroup) : symbiosis::CgroupMemoryUsage{};
-    const uint64_t lookups = stats.lookups - prev_stats.lookups;
-    const uint64_t reads = stats.reads - prev_stats.reads;
-    const double hit_app = lookups ? double(stats.app_hits - prev_stats.app_hits) / lookups : 0;
-    const double hit_kernel = reads ? double(stats.second_tier_hits - prev_stats.second_tier_hits) / reads : 0;
-    std::string events;
-    for (size_t r = 0; r < stats.controller.rounds.size(); ++r) {
-      const auto& round = stats.controller.rounds[r];
-      if (round.end_access == 0 || r < rounds_reported) continue;
-      events += std::string(events.empty() ? "" : ", ") + "{\"start_access\": " +
-                std::to_string(round.start_access) + ", \"trigger\": " + JsonString(round.trigger) +
-                ", \"adopted_ma_bytes\": " + std::to_string(round.adopted_ma_bytes) +
-                ", \"reason\": " + JsonString(round.reason) + "}";
-      rounds_reported = r + 1;
-    }
-    std::printf(
-        "{\"type\": \"interval\", \"t\": %.3f, \"ops\": %llu, \"throughput_ops\": %.1f, "
-        "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
-        "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ma_bytes\": %llu, \"state\": %s, "
-        "\"phase\": %zu, \"warm\": %s, \"app_usage_bytes\": %llu, \"cgroup_file_bytes\": %llu, "
-        "\"cgroup_anon_bytes\": %llu, \"rounds\": [%s]}\n",
-        elapsed, static_cast<unsigned long long>(w.ops), w.ops / c.interval_s, w.mean_us,
-        w.p50_us, w.p95_us, w.p99_us, hit_app, hit_kernel,
-        static_cast<unsigned long long>(stats.app_capacity_bytes),
-        JsonString(options.adaptive ? symbiosis::ControllerStateName(stats.controller.state)
-                                    : "static")
-            .c_str(),
-        phase_of(issued.load() == 0 ? 0 : std::min(issued.load(), total_ops) - 1),
-        warm ? "true" : "false", static_cast<unsigned long long>(stats.app_usage_bytes),
-        static_cast<unsigned long long>(usage.file), static_cast<unsigned long long>(usage.anon),
-        events.c_str());
-    std::fflush(stdout);
-    if (c.progress) {
-      std::fprintf(stderr, "\r%-15s t=%6.1fs  %9.0f ops/s  mean %7.1f us  p99 %8.1f us  M_a %6.0f MiB  %s   ",
-                   c.name.c_str(), elapsed, w.ops / c.interval_s, w.mean_us, w.p99_us,
-                   stats.app_capacity_bytes / 1048576.0,
-                   options.adaptive ? symbiosis::ControllerStateName(stats.controller.state) : "static");
-    }
-    prev_counts = counts;
-    prev_sum = sum;
-    prev_stats = stats;
-    if (!warm && elapsed >= c.warmup_s) {
-      warm = true;
-      warm_counts = counts;
-      warm_sum = sum;
-      warm_stats = stats;
-    }
-    if (done) break;
-  }
-  stop = true;
-  for (auto& t : threads) t.join();
-  if (c.progress) std::fprintf(stderr, "\n");
-  snapshot(&counts, &sum);
-  if (!warm) {  // the run ended inside the warm-up: report all of it
-    warm_counts.assign(Histogram::kBuckets, 0);
-    warm_sum = 0;
-    warm_stats = sl::Stats{};
-  }
-  std::vector<uint64_t> measured(Histogram::kBuckets);
-  for (int b = 0; b < Histogram::kBuckets; ++b) measured[b] = counts[b] - warm_counts[b];
-  const Window w = Summarize(measured, sum - warm_sum);
-  const double measured_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() -
-      (warm ? c.warmup_s : 0);
-  const sl::Stats stats = db->GetStats();
-  const uint64_t lookups = stats.lookups - warm_stats.lookups;
-  const uint64_t reads = stats.reads - warm_stats.reads;
-  std::printf(
-      "{\"type\": \"summary\", \"name\": %s, \"budget\": %s, \"memory_bytes\": %llu, "
-      "\"reserve_bytes\": %llu, \"cache_budget_bytes\": %llu, \"final_ma_bytes\": %llu, \"throughput_ops\": %.1f, "
-      "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
-      "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ops\": %llu, \"errors\": %llu, "
-      "\"measured_s\": %.2f, \"controller\": %s}\n",
-      JsonString(c.name).c_str(), JsonString(sl::BudgetName(c.budget)).c_str(),
-      static_cast<unsigned long long>(c.memory), static_cast<unsigned long long>(c.reserve),
-      static_cast<unsigned long long>(stats.memory_bytes),
-      static_cast<unsigned long long>(stats.app_capacity_bytes),
-      measured_s > 0 ? w.ops / measured_s : 0.0, w.mean_us, w.p50_us, w.p95_us, w.p99_us,
-      lookups ? double(stats.app_hits - warm_stats.app_hits) / lookups : 0,
-      reads ? double(stats.second_tier_hits - warm_stats.second_tier_hits) / reads : 0,
-      static_cast<unsigned long long>(w.ops), static_cast<unsigned long long>(errors.load()),
-      measured_s, options.adaptive ? symbiosis::ToJson(stats.controller).c_str() : "null");
-  std::fflush(stdout);
-  if (symbiosis::InterruptGuard::received() != 0) return 130;
-  return errors.load() == 0 ? 0 : 1;
-}
-
-int Run(const Flags& flags) {
-  RunConfig c;
-  if (!flags.Has("db") || !flags.Has("memory") || !flags.Has("config")) {
-    Fail(2, "run needs --db DIR, --memory SIZE and --config NAME");
-  }
-  c.db = flags.Get("db", "");
-  c.name = flags.Get("config", "");
-  c.layout = ReadLayout(c.db);
-  c.memory = ParseBytes(flags.Get("memory", ""), "--memory");
-  c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
-  if (c.memory < sl::kMinMemoryBytes) {
-    Fail(2, "--memory " + std::to_string(c.memory >> 20) + " MiB is below the minimum " +
-                std::to_string(sl::kMinMemoryBytes >> 20) + " MiB; raise it");
-  }
-  StaticAppBytes(c.name, c.memory);  // validates the name
-  const std::string budget = flags.Get("budget", "kernel");
-  if (budget == "kernel") c.budget = sl::Budget::kKernel;
-  else if (budget == "emulated") c.budget = sl::Budget::kEmulated;
-  else Fail(2, "--budget must be kernel or emulated, not '" + budget + "'");
-  if (flags.Has("phases") && flags.Has("workload")) Fail(2, "give --workload or --phases, not both");
-  c.phases = flags.Has("phases") ? symbiosis::ParsePhases(flags.Get("phases", ""))
-                                 : std::vector<symbiosis::Phase>{{flags.Get("workload", "uniform"), 0, 0}};
-  for (const auto& p : c.phases) {
-    symbiosis::MakeWorkload(p.spec, std::max<uint64_t>(1, c.layout.keys), kKeyBytes + c.layout.value_bytes, 1);
-  }
-  c.duration_s = flags.Has("duration") ? ParseSeconds(flags.Get("duration", ""), "--duration") : 0;
-  c.ops = flags.Has("ops") ? ParseCount(flags.Get("ops", ""), "--ops") : 0;
-  const bool phases_counted = std::all_of(c.phases.begin(), c.phases.end(),
-                                          [](const symbiosis::Phase& p) { return p.requests > 0; });
-  if (c.duration_s == 0 && c.ops == 0 && !phases_counted) c.duration_s = 30;
-  c.warmup_s = ParseSeconds(flags.Get("warmup", "0"), "--warmup");
-  c.interval_s = ParseSeconds(flags.Get("interval", "1"), "--interval");
-  if (c.interval_s <= 0) Fail(2, "--interval must be positive");
-  c.threads = static_cast<int>(ParseCount(flags.Get("threads", "4"), "--threads"));
-  if (c.threads < 1 || c.threads > 256) Fail(2, "--threads must be 1..256");
-  c.overwrite = ParseFraction(flags.Get("overwrite", "0"), "--overwrite", true, true);
-  c.device_latency_ns = static_cast<uint64_t>(
-      ParseSeconds(flags.Get("device-latency", "0"), "--device-latency") * 1e9);
-  c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
-  c.progress = flags.Has("progress");
-  if (flags.Has("app-cache-overhead")) {
-    c.app_cache_overhead = ParseFraction(flags.Get("app-cache-overhead", ""),
-                                         "--app-cache-overhead", true, false);
-  }
-  if (c.budget == sl::Budget::kEmulated) {
-    symbiosis::InterruptGuard guard;
-    return RunBody(c);
-  }
-  std::unique_ptr<symbiosis::ChildCgroup> cgroup;
-  try {
-    const symbiosis::MemoryCgroup parent = symbiosis::DetectMemoryCgroup();
-    cgroup = symbiosis::ChildCgroup::Create(
-        parent, "symbiosis-bench-" + std::to_string(getpid()), c.memory + c.reserve);
-  } catch (const symbiosis::CgroupError& e) {
-    if (!flags.Has("allow-fallback")) {
-      Fail(2, std::string("cannot make a memory cgroup for the kernel budget (") + e.what() +
-                  "); run as root, or use --budget emulated, or add --allow-fallback");
-    }
-    std::fprintf(stderr, "leveldb_bench: note: no memory cgroup (%s); falling back to the emulated budget\n",
-                 e.what());
-    c.budget = sl::Budget::kEmulated;
-    symbiosis::InterruptGuard guard;
-    return RunBody(c);
-  }
-  DropFromPageCache(c.db);
-  symbiosis::InterruptGuard guard;
-  try {
-    return symbiosis::RunInChildCgroup(*cgroup, [&] { return RunBody(c); }, [] {});
-  } catch (const symbiosis::CgroupError& e) {
-    Fail(130, std::string("interrupted: ") + e.what() + "; the cgroup was removed");
-  }
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string usage =
-      "usage: leveldb_bench load --db DIR --data-size SIZE [--value-size 1000] [--alpha 0.5]\n"
-      "       leveldb_bench run --db DIR --memory SIZE --config NAME [--workload SPEC | --phases P]\n"
-      "                         [--duration 30s | --ops N] [--threads 4] [--budget kernel|emulated]\n"
-      "(see the top of tools/leveldb_bench.cc or docs/bench-leveldb.md)\n";
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::fputs(usage.c_str(), argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
-  }
-  const std::string command = argv[1];
-  try {
-    if (command == "load") {
-      return Load(ParseFlags(argc, argv, {"db", "data-size", "value-size", "alpha", "seed"}, {}));
-    }
-    if (command == "run") {
-      return Run(ParseFlags(argc, argv,
-                            {"db", "memory", "config", "workload", "phases", "duration", "ops",
-                             "threads", "interval", "warmup", "overwrite", "budget",
-                             "device-latency", "reserve", "seed", "app-cache-overhead"},
-                            {"allow-fallback", "progress"}));
-    }
-  } catch (const InputError& e) {
-    Fail(2, e.what());
-  } catch (const std::exception& e) {
-    Fail(1, e.what());
-  }
-  Fail(2, "unknown command '" + command + "'; use load or run");
+  LevelDbEngine engine;
+  return sb::DriverMain(engine, argc, argv);
 }

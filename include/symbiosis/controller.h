@@ -152,6 +152,14 @@ struct ControllerConfig {
 // but smaller than the default M_a, negative costs.
 void ValidateControllerConfig(const ControllerConfig& config);
 
+// The smallest R = config.sample_rate * 2^k (at most 1) that samples
+// `min_groups` groups of `table_bytes` of table files: at R = 1/64 a DB of
+// a few hundred MiB has a few dozen sampled groups, too few for a skewed
+// workload's hot spot. table_bytes == 0 (no tables yet) keeps the
+// configured R: the data will grow, and R = 1 would sample everything.
+double SampleRateForTables(const ControllerConfig& config, uint64_t table_bytes,
+                           uint32_t min_groups);
+
 // M for `config`: memory_bytes if set, else the cgroup limit minus the
 // reserve. Throws CgroupError if there is no cgroup limit to read, and
 // InputError if the reserve leaves nothing.

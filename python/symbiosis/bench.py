@@ -1,9 +1,10 @@
-"""`symbiosis bench leveldb`: run LevelDB under a memory budget with static
-splits and with Symbiosis, side by side, and report throughput, latency and
-the Controller's decisions.
+"""`symbiosis bench leveldb|rocksdb`: run an engine under a memory budget
+with static splits and with Symbiosis, side by side, and report throughput,
+latency and the Controller's decisions.
 
-The work is done by the native driver ``leveldb_bench`` (tools/leveldb_bench.cc),
-one process per configuration; this module loads the DB once per data size,
+The work is done by the engine's native driver, ``leveldb_bench`` or
+``rocksdb_bench`` (tools/, the shared part in tools/driver/), one process
+per configuration; this module loads the DB once per data size,
 runs the configurations in turn (or, with --side-by-side, each static
 configuration at the same time as a Symbiosis run), shows progress, and
 writes the table, the JSON and the plots.
@@ -26,19 +27,23 @@ from symbiosis._native import InputError
 MIB = 1 << 20
 
 
-def driver_path() -> str:
-    """The leveldb_bench binary: $SYMBIOSIS_LEVELDB_BENCH, the copy installed
-    with the package, or the CMake build tree's."""
-    override = os.environ.get("SYMBIOSIS_LEVELDB_BENCH")
+ENGINES = ("leveldb", "rocksdb")
+
+
+def driver_path(engine: str = "leveldb") -> str:
+    """The engine's driver, <engine>_bench: $SYMBIOSIS_<ENGINE>_BENCH, the
+    copy installed with the package, or the CMake build tree's."""
+    binary = f"{engine}_bench"
+    variable = f"SYMBIOSIS_{engine.upper()}_BENCH"
+    override = os.environ.get(variable)
     candidates = [override] if override else []
     here = Path(__file__).resolve().parent
-    candidates += [str(here / "bin" / "leveldb_bench"),
-                   str(Path.cwd() / "build" / "native" / "leveldb_bench")]
+    candidates += [str(here / "bin" / binary), str(Path.cwd() / "build" / "native" / binary)]
     for path in candidates:
         if path and os.access(path, os.X_OK):
             return path
-    raise InputError("the LevelDB driver leveldb_bench is not built; run scripts/setup.sh "
-                     "(or set SYMBIOSIS_LEVELDB_BENCH to its path)")
+    raise InputError(f"the {engine} driver {binary} is not built; run scripts/setup.sh "
+                     f"(or set {variable} to its path)")
 
 
 def expand_configs(text: str) -> List[str]:
@@ -68,16 +73,16 @@ DRIVER_ERROR_STATUSES = (1, 2)
 
 
 def ensure_db(db_dir: str, data_bytes: int, value_bytes: int, alpha: float,
-              log: Callable[[str], None]) -> str:
-    """The benchmark DB for this layout, loaded on first use and kept."""
-    name = f"leveldb-{data_bytes // MIB}MiB-v{value_bytes}-a{alpha:g}"
+              log: Callable[[str], None], engine: str = "leveldb") -> str:
+    """The engine's benchmark DB for this layout, loaded on first use and kept."""
+    name = f"{engine}-{data_bytes // MIB}MiB-v{value_bytes}-a{alpha:g}"
     path = os.path.join(db_dir, name)
     if os.path.exists(os.path.join(path, "symbiosis-bench.json")):
         return path
     os.makedirs(db_dir, exist_ok=True)
     shutil.rmtree(path, ignore_errors=True)
     log(f"loading {path} ({data_bytes // MIB} MiB, alpha {alpha:g}) ...")
-    result = subprocess.run([driver_path(), "load", "--db", path, "--data-size", str(data_bytes),
+    result = subprocess.run([driver_path(engine), "load", "--db", path, "--data-size", str(data_bytes),
                              "--value-size", str(value_bytes), "--alpha", str(alpha)],
                             stdout=subprocess.PIPE, text=True)
     if result.returncode in DRIVER_ERROR_STATUSES:
@@ -88,10 +93,10 @@ def ensure_db(db_dir: str, data_bytes: int, value_bytes: int, alpha: float,
 
 
 def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
-               cpus: Optional[Set[int]] = None) -> dict:
+               cpus: Optional[Set[int]] = None, engine: str = "leveldb") -> dict:
     """Runs one configuration, on the CPUs `cpus` if given; returns
     {summary, timeline}."""
-    command = [driver_path(), "run", "--db", db, "--config", name]
+    command = [driver_path(engine), "run", "--db", db, "--config", name]
     if cpus:  # taskset, not preexec_fn: the pairs are started from two threads
         command = ["taskset", "--cpu-list", ",".join(map(str, sorted(cpus)))] + command
     for flag, value in args.items():
@@ -122,12 +127,12 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
 
 
 def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
-              log: Callable[[str], None]) -> dict:
+              log: Callable[[str], None], engine: str = "leveldb") -> dict:
     """Every configuration on one DB and workload."""
     results = {}
     for name in configs:
         log(f"  {name} ...")
-        results[name] = run_config(db, name, driver_args, show_progress)
+        results[name] = run_config(db, name, driver_args, show_progress, engine=engine)
     return results
 
 
@@ -170,7 +175,7 @@ def pair_cpus() -> Tuple[Optional[Set[int]], Optional[Set[int]]]:
 
 
 def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
-              log: Callable[[str], None], repeats: int = 2) -> dict:
+              log: Callable[[str], None], repeats: int = 2, engine: str = "leveldb") -> dict:
     """Each static configuration `repeats` times at the same time as a
     Symbiosis run, on alternating CPUs. Returns {results, pairs}: pairs one
     per run pair, {static, repeat, static_cpus, static_run, symbiosis};
@@ -191,9 +196,9 @@ def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
                         + (f" ({k + 1} of {repeats})" if repeats > 1 else "") + " ...")
                     s, y = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
                     static_run = pool.submit(run_config, copies[s], name, driver_args, False,
-                                             cpu_sets[s])
+                                             cpu_sets[s], engine)
                     sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
-                                          show_progress, cpu_sets[y])
+                                          show_progress, cpu_sets[y], engine)
                     pairs.append({"static": name, "repeat": k,
                                   "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
                                   "static_run": static_run.result(), "symbiosis": sym_run.result()})
@@ -332,8 +337,9 @@ def format_verdicts(verdicts: List[dict]) -> str:
     return "\n".join(lines)
 
 
-def cmd_bench_leveldb(args) -> int:
-    """`symbiosis bench leveldb`."""
+def cmd_bench(args) -> int:
+    """`symbiosis bench <engine>`."""
+    engine = args.engine
     log: Callable[[str], None] = (lambda m: None) if args.quiet else (
         lambda m: print(m, file=sys.stderr, flush=True))
     configs = expand_configs(args.configs)
@@ -363,7 +369,7 @@ def cmd_bench_leveldb(args) -> int:
                 data = 2 * memory
             phases = args.phases.replace("{M}", _size_text(memory)).replace(
                 "{2M}", _size_text(2 * memory)) if args.phases else None
-            db = ensure_db(args.db_dir, data, args.value_size, args.alpha, log)
+            db = ensure_db(args.db_dir, data, args.value_size, args.alpha, log, engine)
             one = dict(driver_args)
             if phases:
                 one["phases"] = phases
@@ -373,9 +379,9 @@ def cmd_bench_leveldb(args) -> int:
                 f"({args.budget} budget)")
             cell = {"workload": phases or workload, "data_bytes": data, "ratio": memory / data}
             if args.side_by_side:
-                cell.update(run_pairs(db, configs, one, show_progress, log, repeats))
+                cell.update(run_pairs(db, configs, one, show_progress, log, repeats, engine))
             else:
-                cell["results"] = run_setup(db, configs, one, show_progress, log)
+                cell["results"] = run_setup(db, configs, one, show_progress, log, engine)
             cells.append(cell)
             if not args.quiet:
                 print(f"\n{phases or workload}, M/D_u = {memory / data:.2f}")
@@ -409,7 +415,8 @@ def run_flags(args, memory: int) -> Dict[str, str]:
     give a count of operations run to their end unless --duration is given."""
     flags: Dict[str, str] = {
         "memory": str(memory), "threads": str(args.threads), "interval": args.interval,
-        "warmup": args.warmup, "budget": args.budget, "device-latency": args.device_latency,
+        "warmup": args.warmup, "budget": args.budget,
+        "device-latency": getattr(args, "device_latency", "0us"),
         "overwrite": str(args.overwrite), "seed": str(args.seed)}
     phases_counted = bool(args.phases) and all(
         "*" in part for part in args.phases.split(";") if part.strip())
@@ -458,7 +465,7 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                           for p in c["pairs"] if p["static"] == name]}
                 for name, ratio in ratios.items()]
         return out
-    return {"engine": "leveldb", "memory_bytes": memory, "budget": args.budget,
+    return {"engine": args.engine, "memory_bytes": memory, "budget": args.budget,
             "side_by_side": bool(args.side_by_side),
             "repeats": (args.repeats or 2) if args.side_by_side else 1,
             "configs": configs_of(cells[0]),

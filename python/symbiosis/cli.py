@@ -578,38 +578,57 @@ def cmd_figures(args: argparse.Namespace) -> int:
     return 0
 
 
-BENCH_DESCRIPTION = """\
+BENCH_CONFIGS = """\
+  static-default   M_a = 8 MiB, the engine's default block cache
+  static-max       M_a = M
+  static-<i>       M_a = i*M/8 (sweep: i = 1..7 with the two above; the
+                   best of them is the oracle)
+  symbiosis        the Controller splits M online"""
+
+BENCH_DESCRIPTIONS = {
+    "leveldb": """\
 Loads a LevelDB of D_u bytes (once; kept in --db-dir), then runs each
 configuration for --duration with --threads readers and reports throughput,
 mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
 
-  static-default   M_a = 8 MiB, LevelDB's default block cache
-  static-max       M_a = M
-  static-<i>       M_a = i*M/8 (sweep: i = 1..7 with the two above; the
-                   best of them is the oracle)
-  symbiosis        the Controller splits M online
+""" + BENCH_CONFIGS + """
 
 Budgets: kernel runs each configuration in a fresh memory cgroup of
 M + --reserve (root or a delegated cgroup needed); emulated replaces the
-page cache with a user-space one of M - M_a (no root)."""
+page cache with a user-space one of M - M_a (no root).""",
+    "rocksdb": """\
+Loads a RocksDB of D_u bytes (once; kept in --db-dir), then runs each
+configuration for --duration with --threads readers and reports throughput,
+mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
+
+""" + BENCH_CONFIGS + """
+
+Budgets: engine (the paper's RocksDB setting) gives the block cache M_a and
+RocksDB's compressed secondary cache M - M_a, with direct reads, and needs
+no root; kernel puts the page cache below the block cache and runs each
+configuration in a fresh memory cgroup of M + --reserve."""}
 
 BENCH_EPILOG = """\
 examples:
-  symbiosis bench leveldb --workload hotspot20 --duration 60s --plot lat.png
-  symbiosis bench leveldb --phases "hotspot20@{M}*6M;hotspot20@{2M}*6M" \\
+  symbiosis bench {engine} --workload hotspot20 --duration 60s --plot lat.png
+  symbiosis bench {engine} --phases "hotspot20@{{M}}*6M;hotspot20@{{2M}}*6M" \\
       --configs static-default,symbiosis --data-size 512MiB
-  symbiosis bench leveldb --workloads uniform,zipfian,hotspot20 \\
+  symbiosis bench {engine} --workloads uniform,zipfian,hotspot20 \\
       --ratios 0.2,0.4,0.6,0.8,1.0 --configs all --json grid.json --plot grid.png
-  symbiosis bench leveldb --workloads hotspot20 --ratios 0.6,1.0 --configs all \\
+  symbiosis bench {engine} --workloads hotspot20 --ratios 0.6,1.0 --configs all \\
       --side-by-side --plot pairs.png     # each static run at the same time as Symbiosis,
                                           # twice, on swapped CPUs (--repeats)
 
-{M} and {2M} in --phases stand for the budget and twice it. JSON: configs:
-[{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}],
+{{M}} and {{2M}} in --phases stand for the budget and twice it. JSON: configs:
+[{{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}}],
 and cells: one per (workload, D_u) in grid runs."""
 
+# Per engine: the budgets (the first is the default) and the one a run
+# falls back to when no cgroup can be made.
+BENCH_BUDGETS = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kernel")}
 
-def _add_bench_args(p: argparse.ArgumentParser) -> None:
+
+def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
     p.add_argument("--memory", type=_bytes("--memory"), default=256 << 20,
                    help="M, the caches' budget (default: 256MiB)")
     p.add_argument("--data-size", type=_bytes("--data-size"), default=0,
@@ -640,18 +659,27 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
                    help="target compression ratio of the values with snappy (default: 0.5)")
     p.add_argument("--value-size", type=_positive_int("--value-size", 1 << 20), default=1000,
                    help="value bytes (default: 1000)")
-    p.add_argument("--budget", choices=["kernel", "emulated"], default="kernel",
-                   help="kernel: a real memory cgroup; emulated: a user-space page cache "
-                        "(default: kernel)")
-    p.add_argument("--allow-fallback", action="store_true",
-                   help="use the emulated budget when no cgroup can be made")
-    p.add_argument("--device-latency", default="0us",
-                   help="emulated budget: latency added to each device read, e.g. 70us")
+    budgets = BENCH_BUDGETS[engine]
+    if engine == "leveldb":
+        p.add_argument("--budget", choices=budgets, default=budgets[0],
+                       help="kernel: a real memory cgroup; emulated: a user-space page cache "
+                            "(default: kernel)")
+        p.add_argument("--allow-fallback", action="store_true",
+                       help="use the emulated budget when no cgroup can be made")
+        p.add_argument("--device-latency", default="0us",
+                       help="emulated budget: latency added to each device read, e.g. 70us")
+    else:
+        p.add_argument("--budget", choices=budgets, default=budgets[0],
+                       help="engine: block cache + RocksDB's compressed secondary cache, "
+                            "direct reads; kernel: block cache + the page cache in a real "
+                            "memory cgroup (default: engine)")
+        p.add_argument("--allow-fallback", action="store_true",
+                       help="use the engine budget when no cgroup can be made")
     p.add_argument("--app-cache-overhead", type=_fraction("--app-cache-overhead", False, True),
                    default=None,
                    help="kernel budget: the share of a block-cache growth that Symbiosis "
                         "expects the engine's other memory to take from the page cache "
-                        "(default: the engine's, 0.25 for LevelDB)")
+                        "(default: 0.25)")
     p.add_argument("--side-by-side", action="store_true",
                    help="run each static configuration at the same time as a Symbiosis run, "
                         "on two copies of the DB, one CPU each, and compare within each pair: "
@@ -670,9 +698,9 @@ def _add_bench_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no table, no progress")
 
 
-def _bench_leveldb(args: argparse.Namespace) -> int:
-    from symbiosis.bench import cmd_bench_leveldb
-    return cmd_bench_leveldb(args)
+def _bench(args: argparse.Namespace) -> int:
+    from symbiosis.bench import cmd_bench
+    return cmd_bench(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -741,13 +769,14 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="run a real engine under a memory budget: static splits vs Symbiosis",
         description="Benchmarks of real storage engines under one memory budget M.")
     engines = bench.add_subparsers(dest="engine", metavar="engine", parser_class=_Parser)
-    leveldb = engines.add_parser(
-        "leveldb", help="Debian's LevelDB with static block-cache sizes and with Symbiosis",
-        description=BENCH_DESCRIPTION, epilog=BENCH_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    _add_bench_args(leveldb)
-    leveldb.set_defaults(func=_bench_leveldb)
-    bench.set_defaults(func=lambda args: bench.error("give an engine: leveldb"))
+    for engine, title in (("leveldb", "LevelDB"), ("rocksdb", "RocksDB")):
+        one = engines.add_parser(
+            engine, help=f"Debian's {title} with static block-cache sizes and with Symbiosis",
+            description=BENCH_DESCRIPTIONS[engine], epilog=BENCH_EPILOG.format(engine=engine),
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+        _add_bench_args(one, engine)
+        one.set_defaults(func=_bench)
+    bench.set_defaults(func=lambda args: bench.error("give an engine: leveldb or rocksdb"))
 
     fig = sub.add_parser(
         "figures", help="regenerate the documentation figures (paper Fig. 4, 5, 7 and ours)",

@@ -156,6 +156,12 @@ def plot_replay(result: dict, path: str) -> None:
     plt.close(fig)
 
 
+def _engine_title(result: dict) -> str:
+    """The engine's name as people write it."""
+    engine = result.get("engine", "leveldb")
+    return {"leveldb": "LevelDB", "rocksdb": "RocksDB", "wiredtiger": "WiredTiger"}.get(engine, engine)
+
+
 def plot_bench_timeline(result: dict, path: str) -> None:
     """An engine benchmark over time: mean latency per interval for every
     configuration with Symbiosis's rounds marked (top), and M_a (bottom)."""
@@ -180,7 +186,7 @@ def plot_bench_timeline(result: dict, path: str) -> None:
     top.set_ylabel("mean read latency (us)")
     top.set_ylim(bottom=0)
     top.legend(fontsize=8, loc="upper right")
-    top.set_title(f"LevelDB, {cell['workload']}, D_u={format_bytes(cell['data_bytes'])}, "
+    top.set_title(f"{_engine_title(result)}, {cell['workload']}, D_u={format_bytes(cell['data_bytes'])}, "
                   f"M={format_bytes(memory)}, {result['budget']} budget", fontsize=10)
     bottom.set_ylabel("block cache M_a (MiB)")
     bottom.set_xlabel("time (s)")
@@ -223,7 +229,8 @@ def plot_bench_grid(result: dict, path: str) -> None:
         ax.set_xlabel("M / D_u")
     axes[0][0].set_ylabel("throughput / best static split")
     axes[0][-1].legend(fontsize=7)
-    fig.suptitle(f"LevelDB, M={format_bytes(result['memory_bytes'])}, {result['budget']} budget",
+    fig.suptitle(f"{_engine_title(result)}, M={format_bytes(result['memory_bytes'])}, "
+                 f"{result['budget']} budget",
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -264,7 +271,8 @@ def plot_bench_pairs(result: dict, path: str) -> None:
     how = (f"each static split run beside Symbiosis {repeats} times on swapped CPUs "
            "(geometric mean; bar: single pairs)" if repeats > 1
            else "each static split run beside Symbiosis")
-    fig.suptitle(f"LevelDB, M={format_bytes(result['memory_bytes'])}, {result['budget']} budget\n"
+    fig.suptitle(f"{_engine_title(result)}, M={format_bytes(result['memory_bytes'])}, "
+                 f"{result['budget']} budget\n"
                  + how, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

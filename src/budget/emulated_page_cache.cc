@@ -214,7 +214,7 @@ EmulatedRead EmulatedPageCache::Rep::Read(uint64_t file_id, int fd, uint64_t fil
       }
     }
   }
-  if (!result.hit) result.miss_start = SampledThreadSchedTimes(kDeviceReadSampleEvery);
+  if (!result.hit) result.miss_start = SampledThreadSchedTimes(SampleSite::kDeviceRead);
   if (!result.hit && options_.device_latency_ns > 0) {
     std::this_thread::sleep_for(std::chrono::nanoseconds(options_.device_latency_ns));
   }

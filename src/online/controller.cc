@@ -31,6 +31,9 @@ struct EventCounts {
   Counter read_hits;
   Counter hit_ns;
   Counter hit_timed;
+  Counter hit_split;
+  Counter hit_split_ns;
+  Counter hit_split_runnable_ns;
   Counter miss_ns;
   Counter miss_timed;
   Counter split_misses;
@@ -106,6 +109,16 @@ void ValidateControllerConfig(const ControllerConfig& c) {
     Require(c.initial_app_bytes <= c.memory_bytes,
             "initial_app_bytes must not exceed memory_bytes (M)");
   }
+}
+
+double SampleRateForTables(const ControllerConfig& config, uint64_t table_bytes,
+                           uint32_t min_groups) {
+  if (table_bytes == 0) return config.sample_rate;
+  const double group_bytes = double(config.group_blocks) * config.block_disk_bytes;
+  const double groups = table_bytes / group_bytes;
+  double rate = config.sample_rate;
+  while (rate < 1 && groups * rate < min_groups) rate = std::min(1.0, rate * 2);
+  return rate;
 }
 
 uint64_t ResolveMemoryBudget(const ControllerConfig& config) {
@@ -245,6 +258,10 @@ class Controller::Rep {
     if (kernel_hit) {
       mine.Add(&EventCounts::hit_ns, service_ns);
       mine.Add(&EventCounts::hit_timed, 1);
+      if (!sched) return;
+      mine.Add(&EventCounts::hit_split, 1);
+      mine.Add(&EventCounts::hit_split_ns, service_ns);
+      mine.Add(&EventCounts::hit_split_runnable_ns, std::min(sched->wait_ns, service_ns));
       return;
     }
     mine.Add(&EventCounts::miss_ns, service_ns);
@@ -320,6 +337,9 @@ class Controller::Rep {
       t.read_hits += c.read_hits.Load();
       t.hit_ns += c.hit_ns.Load();
       t.hit_timed += c.hit_timed.Load();
+      t.hit_split += c.hit_split.Load();
+      t.hit_split_ns += c.hit_split_ns.Load();
+      t.hit_split_runnable_ns += c.hit_split_runnable_ns.Load();
       t.miss_ns += c.miss_ns.Load();
       t.miss_timed += c.miss_timed.Load();
       t.split_misses += c.split_misses.Load();

@@ -73,9 +73,9 @@ std::optional<SchedTimes> ThisThreadSchedTimes() {
   return SchedTimes{*cpu, *wait};
 }
 
-std::optional<SchedTimes> SampledThreadSchedTimes(uint32_t every) {
-  thread_local uint32_t calls = 0;
-  if (++calls % every != 0) return std::nullopt;
+std::optional<SchedTimes> SampledThreadSchedTimes(SampleSite site) {
+  thread_local uint32_t calls[2] = {0, 0};
+  if (++calls[static_cast<int>(site)] % SampleEvery(site) != 0) return std::nullopt;
   return ThisThreadSchedTimes();
 }
 

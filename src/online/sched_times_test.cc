@@ -68,12 +68,16 @@ TEST(SchedTimesTest, WaitGrowsWhenThreadsShareOneCpu) {
   EXPECT_GT(waited[0].wait_ns + waited[1].wait_ns, 50'000'000u);
 }
 
-TEST(SchedTimesTest, SampledTimesComeOnceInEveryN) {
+TEST(SchedTimesTest, EachSiteSamplesOnceInItsEveryAndCountsApart) {
   if (!ThisThreadSchedTimes()) GTEST_SKIP() << "this kernel has no schedstat";
-  int sampled = 0;
-  for (int i = 0; i < 80; i++) sampled += SampledThreadSchedTimes(8).has_value();
-  EXPECT_EQ(sampled, 10);
-  for (int i = 0; i < 5; i++) EXPECT_TRUE(SampledThreadSchedTimes(1).has_value());
+  int device = 0, hits = 0;
+  // Interleaved, as reads that hit and miss are: each site keeps its count.
+  for (int i = 0; i < 1024; i++) {
+    device += SampledThreadSchedTimes(SampleSite::kDeviceRead).has_value();
+    hits += SampledThreadSchedTimes(SampleSite::kSecondTierHit).has_value();
+  }
+  EXPECT_EQ(device, 1024 / static_cast<int>(SampleEvery(SampleSite::kDeviceRead)));
+  EXPECT_EQ(hits, 1024 / static_cast<int>(SampleEvery(SampleSite::kSecondTierHit)));
 }
 
 TEST(SchedTimesTest, ProcessTimesCoverTheCallingThread) {

@@ -31,6 +31,11 @@ struct EventTotals {
   uint64_t read_hits = 0;  // of which the kernel cache held every byte
   uint64_t hit_ns = 0;     // service time of timed reads that hit
   uint64_t hit_timed = 0;
+  // Timed hits whose thread's scheduler times were measured, their service
+  // time, and of it the time runnable waiting for a CPU.
+  uint64_t hit_split = 0;
+  uint64_t hit_split_ns = 0;
+  uint64_t hit_split_runnable_ns = 0;
   uint64_t miss_ns = 0;    // service time of timed reads that missed
   uint64_t miss_timed = 0;
   // Timed misses whose thread's scheduler times were measured, their
@@ -116,6 +121,7 @@ class Tracker {
   EventTotals totals_;  // at the latest Advance
   MissCosts costs_;
   bool app_cost_measured_ = false;
+  bool app_cost_split_ = false;  // C_a has come from split samples
   bool kernel_cost_measured_ = false;
   bool kernel_cpu_measured_ = false;
   CpuLoad cpu_load_;

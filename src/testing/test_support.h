@@ -4,6 +4,8 @@
 #ifndef SYMBIOSIS_TESTING_TEST_SUPPORT_H_
 #define SYMBIOSIS_TESTING_TEST_SUPPORT_H_
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <list>
@@ -14,6 +16,26 @@
 #include <vector>
 
 namespace symbiosis::testing {
+
+// A fresh directory under the system's temporary directory, removed with
+// everything in it when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "symbiosis_test") {
+    path_ = std::filesystem::temp_directory_path() /
+            (prefix + "_" + std::to_string(getpid()) + "_" + std::to_string(next_++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int next_ = 0;
+  std::filesystem::path path_;
+};
 
 // A byte LRU cache as a textbook list: insert at the front, evict from the
 // back while over capacity (an object larger than the cache evicts itself).

@@ -137,18 +137,6 @@ uint64_t TableBytes(const std::string& path) {
   return bytes;
 }
 
-// The smallest R = configured * 2^k (at most 1) that samples `min_groups`
-// groups of the table files' bytes. A DB without tables yet keeps the
-// configured R: it will grow, and R = 1 would sample everything for good.
-double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint32_t min_groups) {
-  if (table_bytes == 0) return config.sample_rate;
-  const double group_bytes = double(config.group_blocks) * config.block_disk_bytes;
-  const double groups = table_bytes / group_bytes;
-  double rate = config.sample_rate;
-  while (rate < 1 && groups * rate < min_groups) rate = std::min(1.0, rate * 2);
-  return rate;
-}
-
 ::leveldb::Status DbImpl::Init(const std::string& path, uint64_t memory) {
   memory_ = memory;
   const bool emulated = options_.budget == Budget::kEmulated;
@@ -172,7 +160,7 @@ double SampleRateFor(const ControllerConfig& config, uint64_t table_bytes, uint3
     config.second_tier_owned = emulated;
     config.app_cache_overhead = emulated ? 0 : options_.kernel_app_cache_overhead;
     if (options_.min_sampled_groups > 0) {
-      config.sample_rate = SampleRateFor(config, TableBytes(path), options_.min_sampled_groups);
+      config.sample_rate = SampleRateForTables(config, TableBytes(path), options_.min_sampled_groups);
     }
     if (emulated) {
       config.max_readahead_pages = options_.emulated_max_readahead_pages;

@@ -19,27 +19,14 @@
 
 #include "engines/leveldb/table_env.h"
 #include "symbiosis/leveldb.h"
+#include "testing/test_support.h"
 
 namespace symbiosis::leveldb {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("symbiosis_leveldb_test_" + std::to_string(getpid()) + "_" + std::to_string(next_++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int next_ = 0;
-  fs::path path_;
-};
+using testing::TempDir;
 
 std::string Key(uint64_t i) {
   char buffer[32];
@@ -298,16 +285,6 @@ TEST(LevelDbConcurrencyTest, FourReadersWhileResizing) {
     resizer.join();
     EXPECT_EQ(wrong.load(), 0) << BudgetName(budget);
   }
-}
-
-TEST(TableFileNumberTest, ParsesTableNamesOnly) {
-  EXPECT_EQ(TableFileNumber("/db/000123.ldb"), 123u);
-  EXPECT_EQ(TableFileNumber("000007.sst"), 7u);
-  EXPECT_EQ(TableFileNumber("/db/000123.log"), std::nullopt);
-  EXPECT_EQ(TableFileNumber("/db/MANIFEST-000002"), std::nullopt);
-  EXPECT_EQ(TableFileNumber("/db/.ldb"), std::nullopt);
-  EXPECT_EQ(TableFileNumber("/db/12a.ldb"), std::nullopt);
-  EXPECT_EQ(TableFileNumber("/db/99999999999999999999999.ldb"), std::nullopt);
 }
 
 }  // namespace

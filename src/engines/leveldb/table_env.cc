@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "symbiosis/residency.h"
+#include "symbiosis/table_file_name.h"
 #include "symbiosis/sched_times.h"
 
 namespace symbiosis::leveldb {
@@ -31,7 +32,9 @@ class KernelTableFile final : public ::leveldb::RandomAccessFile {
     const bool report = n > 0 && !Adapter::IsBackgroundThread();
     const bool resident = report && probe_.IsResident(offset, n);
     const std::optional<SchedTimes> sched =
-        report && !resident ? SampledThreadSchedTimes(kDeviceReadSampleEvery) : std::nullopt;
+        report ? SampledThreadSchedTimes(resident ? SampleSite::kSecondTierHit
+                                                  : SampleSite::kDeviceRead)
+               : std::nullopt;
     const uint64_t start = report ? SteadyNowNs() : 0;
     size_t got = 0;
     while (got < n) {
@@ -111,20 +114,7 @@ void RunAsBackground(void* work) {
 }  // namespace
 
 std::optional<uint64_t> TableFileNumber(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const size_t dot = name.find('.');
-  if (dot == 0 || dot == std::string::npos || dot > 20) return std::nullopt;
-  const std::string suffix = name.substr(dot);
-  if (suffix != ".ldb" && suffix != ".sst") return std::nullopt;
-  uint64_t number = 0;
-  for (size_t i = 0; i < dot; ++i) {
-    if (name[i] < '0' || name[i] > '9') return std::nullopt;
-    const uint64_t digit = static_cast<uint64_t>(name[i] - '0');
-    if (number > (UINT64_MAX - digit) / 10) return std::nullopt;
-    number = number * 10 + digit;
-  }
-  return number;
+  return symbiosis::TableFileNumber(path, {".ldb", ".sst"});
 }
 
 TableEnv::TableEnv(::leveldb::Env* base, Adapter* adapter, EmulatedPageCache* emulated)

@@ -1,0 +1,156 @@
+// Symbiosis for RocksDB: open an unmodified RocksDB (Debian's 7.8.3) whose
+// block cache and the cache below it share one memory budget M, split
+// online.
+//
+//   symbiosis::rocksdb::Options options;
+//   options.engine.create_if_missing = true;
+//   options.memory_bytes = 256 << 20;
+//   std::unique_ptr<symbiosis::rocksdb::Db> db;
+//   rocksdb::Status s = symbiosis::rocksdb::Open(options, "/data/db", &db);
+//   db->db()->Get(rocksdb::ReadOptions(), key, &value);
+//   symbiosis::rocksdb::Stats stats = db->GetStats();
+//
+// Several DBs (and all their column families) can share one budget: make a
+// Budget and open each DB in it (Budget::Open); they share the caches and
+// one Controller.
+//
+// Only public extension points are used: BlockBasedTableOptions::
+// block_cache gets RocksDB's own LRU cache wrapped to report each lookup,
+// with (engine budget) RocksDB's own compressed secondary cache wrapped
+// likewise; Options::env a composite Env over a FileSystemWrapper that
+// reads table files and classifies each read exactly; an EventListener
+// reports deleted tables. Nothing the engine stores or returns changes.
+//
+// Budgets:
+//   kEngine  the paper's RocksDB setting: the block cache holds M_a of
+//            uncompressed blocks, a compressed secondary cache M - M_a,
+//            and table reads bypass the page cache (use_direct_reads). The
+//            Controller resizes both caches. Needs no root.
+//   kKernel  the kernel page cache is the second tier, as for LevelDB: run
+//            the process in a memory cgroup of M + the reserve.
+
+#ifndef SYMBIOSIS_ROCKSDB_H_
+#define SYMBIOSIS_ROCKSDB_H_
+
+#include <rocksdb/compression_type.h>
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/status.h>
+#include <rocksdb/table.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symbiosis/controller.h"
+
+namespace symbiosis::rocksdb {
+
+enum class Budget { kEngine, kKernel };
+const char* BudgetName(Budget budget);  // "engine", "kernel"
+
+// The smallest budget accepted.
+constexpr uint64_t kMinMemoryBytes = 32ull << 20;
+
+// What the DBs of one budget share.
+struct BudgetOptions {
+  Budget budget = Budget::kEngine;
+  // M. 0 (kernel budget only): this process's cgroup limit minus
+  // controller.memory_reserve_bytes.
+  uint64_t memory_bytes = 0;
+  // true: the Controller sizes the caches (from controller.initial_app_bytes).
+  // false: a static split, M_a = static_app_bytes.
+  bool adaptive = true;
+  // RocksDB 7.8 makes an 8 MiB block cache when none is given.
+  uint64_t static_app_bytes = 8ull << 20;
+  ControllerConfig controller;  // memory_bytes is ignored
+  // Engine budget: the secondary cache's compression. The default is the
+  // table files' own (snappy), so a block takes about as much room there
+  // as on disk, which is what the Controller's block model assumes.
+  ::rocksdb::CompressionType secondary_compression = ::rocksdb::kSnappyCompression;
+  // Raise controller.sample_rate by powers of two until the table files of
+  // the first DB opened hold this many sampled groups (as for LevelDB).
+  uint32_t min_sampled_groups = 256;
+  // Kernel budget: model the read-ahead of the device under the first DB
+  // (its read_ahead_kb) instead of controller.max_readahead_pages.
+  bool detect_readahead = true;
+  // Kernel budget with M from the cgroup: measure the page cache's real
+  // room every second (PageCacheRoomMonitor).
+  bool track_page_cache_room = true;
+  // Kernel budget: controller.app_cache_overhead.
+  double kernel_app_cache_overhead = 0.25;
+};
+
+struct Stats {
+  Budget budget = Budget::kEngine;
+  bool adaptive = false;
+  uint64_t memory_bytes = 0;          // M
+  uint64_t app_capacity_bytes = 0;    // M_a now
+  uint64_t app_usage_bytes = 0;
+  uint64_t second_tier_bytes = 0;     // engine: M - M_a; kernel: 0 (implicit)
+  uint64_t lookups = 0;               // foreground block-cache lookups
+  uint64_t app_hits = 0;              // primary hits
+  uint64_t reads = 0;                 // misses served below the primary
+  uint64_t second_tier_hits = 0;      // of which the second tier served
+  uint64_t miss_ns = 0;               // summed time of those misses
+  uint64_t unmapped_lookups = 0;      // hits of a file not yet seen read
+  ControllerStats controller;         // adaptive only
+};
+
+// An open DB and its column families. Destroying it closes the DB.
+class Db {
+ public:
+  virtual ~Db() = default;
+  virtual ::rocksdb::DB* db() const = 0;
+  // The handles of the column families given to Open, in order (empty if
+  // none were given: the default family only).
+  virtual const std::vector<::rocksdb::ColumnFamilyHandle*>& handles() const = 0;
+  virtual Stats GetStats() const = 0;
+};
+
+// One memory budget, its caches and its Controller.
+class SharedBudget {
+ public:
+  // Makes the caches and the Controller. Returns InvalidArgument (one line
+  // that says what to change) for a budget below kMinMemoryBytes, 0 with
+  // the engine budget, a static M_a above M, or a bad controller config.
+  static ::rocksdb::Status Create(const BudgetOptions& options,
+                                  std::shared_ptr<SharedBudget>* budget);
+  virtual ~SharedBudget() = default;
+
+  // Opens the DB at `path` in this budget. `engine` as for rocksdb::DB::Open
+  // (env and, with the engine budget, use_direct_reads are set here);
+  // `table` is used for every column family, with its block_cache set
+  // here. `column_families` as for the column-family DB::Open; empty: the
+  // default family only. The budget must outlive the DB.
+  virtual ::rocksdb::Status Open(
+      const ::rocksdb::Options& engine, const ::rocksdb::BlockBasedTableOptions& table,
+      const std::string& path,
+      const std::vector<::rocksdb::ColumnFamilyDescriptor>& column_families,
+      std::unique_ptr<Db>* db) = 0;
+
+  // Counters and the Controller's state, summed over the budget's DBs.
+  virtual Stats GetStats() const = 0;
+  // Static budgets: sets M_a (and, engine budget, M - M_a below it).
+  // REQUIRES: !adaptive; bytes <= M.
+  virtual void SetAppCacheCapacity(uint64_t bytes) = 0;
+  // For tests: how many secondary-cache keys (engine budget) the table
+  // files deleted so far had, and how many of them the secondary cache
+  // still holds (counted in it); 0 for the kernel budget.
+  virtual size_t DeletedTableKeys() = 0;
+  virtual size_t DeletedTableEntries() = 0;
+};
+
+struct Options {
+  ::rocksdb::Options engine;
+  ::rocksdb::BlockBasedTableOptions table;
+  BudgetOptions budget;
+};
+
+// Opens one DB in a budget of its own.
+::rocksdb::Status Open(const Options& options, const std::string& path, std::unique_ptr<Db>* db);
+
+}  // namespace symbiosis::rocksdb
+
+#endif  // SYMBIOSIS_ROCKSDB_H_

@@ -1,0 +1,184 @@
+#include "engines/rocksdb/adapter.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "symbiosis/block.h"
+
+namespace symbiosis::rocksdb {
+namespace {
+
+// RocksDB reads a block with its 5-byte trailer (type + checksum).
+constexpr uint64_t kBlockTrailer = 5;
+
+// The lookup in progress on this thread, and the miss waiting for its read
+// and its insert.
+struct ThreadState {
+  enum class Secondary { kNone, kHit, kMiss };
+  Secondary secondary = Secondary::kNone;
+  uint64_t secondary_ns = 0;
+
+  bool pending = false;  // a primary and secondary miss, not yet reported
+  char key[16] = {};
+  bool read_seen = false;
+  bool second_tier_hit = false;
+  uint64_t file_id = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  uint64_t start_ns = 0;
+  std::optional<SchedTimes> sched_start;
+};
+
+thread_local ThreadState state;
+
+bool SameKey(std::string_view key, const char* stored) {
+  return key.size() == 16 && std::memcmp(key.data(), stored, 16) == 0;
+}
+
+}  // namespace
+
+bool Adapter::Foreground() {
+  // -1 unknown, 0 background, 1 foreground.
+  thread_local int foreground = -1;
+  if (foreground < 0) {
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    foreground = std::strncmp(name, "rocksdb:", 8) == 0 ? 0 : 1;
+  }
+  return foreground == 1;
+}
+
+void Adapter::OnLookupStart(std::string_view key) {
+  if (!Foreground()) return;
+  state.secondary = ThreadState::Secondary::kNone;
+  if (state.pending && state.read_seen && controller_ != nullptr) {
+    // The previous miss read its block but inserted nothing (fill_cache
+    // off): report it now, untimed.
+    const uint64_t disk = state.length - kBlockTrailer;
+    const Block block{state.file_id, state.offset, static_cast<uint32_t>(disk),
+                      static_cast<uint32_t>(std::min<uint64_t>(
+                          UINT32_MAX, (disk << 12) / std::max<uint32_t>(1, DiskPerMem())))};
+    controller_->RecordAppAccess(block, false);
+    controller_->RecordRead(block, state.second_tier_hit);
+  }
+  state.pending = false;
+}
+
+void Adapter::OnSecondaryLookup(bool hit, uint64_t service_ns) {
+  if (!Foreground()) return;
+  state.secondary = hit ? ThreadState::Secondary::kHit : ThreadState::Secondary::kMiss;
+  state.secondary_ns = service_ns;
+}
+
+void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
+  if (!Foreground()) return;
+  auto mine = counts_.Mine();
+  mine.Add(&Counters::lookups, 1);
+  const bool primary_hit = found && state.secondary == ThreadState::Secondary::kNone;
+  const bool secondary_hit = found && state.secondary == ThreadState::Secondary::kHit;
+  if (primary_hit) mine.Add(&Counters::hits, 1);
+  if (secondary_hit) {
+    mine.Add(&Counters::reads, 1);
+    mine.Add(&Counters::second_tier_hits, 1);
+    mine.Add(&Counters::miss_ns, state.secondary_ns);
+  }
+  if (!found) {  // the read and the insert follow on this thread
+    if (key.size() == 16) {
+      state.pending = true;
+      state.read_seen = false;
+      std::memcpy(state.key, key.data(), 16);
+    }
+    return;
+  }
+  if (controller_ == nullptr || charge == 0) return;  // charge 0: a pending handle
+  const std::optional<KeyLocation> where = key_map_.Find(key);
+  if (!where) {
+    mine.Add(&Counters::unmapped, 1);
+    return;
+  }
+  const Block block{where->file_id, where->offset, DiskBytes(charge),
+                    static_cast<uint32_t>(charge)};
+  controller_->RecordAppAccess(block, primary_hit);
+  if (secondary_hit) controller_->RecordRead(block, true, state.secondary_ns);
+}
+
+void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t n, bool second_tier_hit,
+                     uint64_t start_ns, std::optional<SchedTimes> sched_start) {
+  // The last read before the insert is the block's (a table's first use
+  // may read its footer and index in between).
+  if (!Foreground() || !state.pending || n <= kBlockTrailer) return;
+  state.read_seen = true;
+  state.second_tier_hit = second_tier_hit;
+  state.file_id = file_id;
+  state.offset = offset;
+  state.length = n;
+  state.start_ns = start_ns;
+  state.sched_start = sched_start;
+}
+
+void Adapter::OnInsert(std::string_view key, size_t charge) {
+  if (!Foreground() || !state.pending || !state.read_seen || !SameKey(key, state.key) ||
+      charge == 0) {
+    return;
+  }
+  state.pending = false;
+  key_map_.Learn(key, state.file_id, state.offset);
+  const uint64_t disk = state.length - kBlockTrailer;
+  LearnRatio(disk, charge);
+  const uint64_t miss_ns = SteadyNowNs() - state.start_ns;
+  auto mine = counts_.Mine();
+  mine.Add(&Counters::reads, 1);
+  mine.Add(&Counters::second_tier_hits, state.second_tier_hit);
+  mine.Add(&Counters::miss_ns, miss_ns);
+  if (controller_ == nullptr) return;
+  std::optional<SchedTimes> sched;
+  if (state.sched_start) {
+    if (const std::optional<SchedTimes> end = ThisThreadSchedTimes()) {
+      sched = SchedTimesSince(*state.sched_start, *end);
+    }
+  }
+  const Block block{state.file_id, state.offset, static_cast<uint32_t>(disk),
+                    static_cast<uint32_t>(charge)};
+  controller_->RecordAppAccess(block, false);
+  controller_->RecordRead(block, state.second_tier_hit, miss_ns, sched);
+}
+
+uint32_t Adapter::DiskPerMem() const { return disk_per_mem_.load(std::memory_order_relaxed); }
+
+uint32_t Adapter::DiskBytes(size_t charge) const {
+  const uint64_t bytes = charge * uint64_t{DiskPerMem()} >> 12;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(bytes, 1, UINT32_MAX));
+}
+
+void Adapter::LearnRatio(uint64_t disk, size_t charge) {
+  if (charge == 0) return;
+  const uint64_t now = std::min<uint64_t>(4096, (disk << 12) / charge);
+  const uint32_t old = DiskPerMem();
+  disk_per_mem_.store(static_cast<uint32_t>((old * 63 + now) / 64), std::memory_order_relaxed);
+}
+
+std::vector<uint64_t> Adapter::OnFileDeleted(uint64_t file_id) {
+  if (controller_ != nullptr) controller_->RecordFileDeleted(file_id);
+  return key_map_.Forget(file_id);
+}
+
+void Adapter::OnFileOpened(uint64_t file_id, uint64_t bytes) {
+  if (controller_ != nullptr) controller_->RecordFileSize(file_id, bytes);
+}
+
+AccessCounts Adapter::Counts() const {
+  AccessCounts c;
+  counts_.ForEach([&c](const Counters& slot) {
+    c.lookups += slot.lookups.Load();
+    c.hits += slot.hits.Load();
+    c.reads += slot.reads.Load();
+    c.second_tier_hits += slot.second_tier_hits.Load();
+    c.miss_ns += slot.miss_ns.Load();
+    c.unmapped += slot.unmapped.Load();
+  });
+  return c;
+}
+
+}  // namespace symbiosis::rocksdb

@@ -1,0 +1,110 @@
+// Adapter: turns RocksDB's block-cache, secondary-cache and file-system
+// callbacks into the Controller's block accesses, and counts them.
+//
+// A foreground data-block read is seen on one thread as:
+//   block cache Lookup(key)           -> OnLookupStart, then OnLookupEnd
+//     (primary miss) secondary Lookup -> OnSecondaryLookup (hit or miss)
+//   (both missed) table file Read     -> OnRead(file, offset, n)
+//   block cache Insert(key)           -> OnInsert(key, charge)
+// A primary hit is an application-cache hit. A secondary hit is an
+// application miss that the second tier served (engine budget). A read is
+// an application miss that went to the table file: with the kernel budget
+// the page cache may have held it (probed), with the engine budget
+// (the file system wrapper reads with O_DIRECT) it is a device read. The
+// miss is reported at the Insert that follows, timed from the read (read,
+// checksum, decompression), as the LevelDB adapter does, and the pair
+// (key, read) teaches the CacheKeyMap the key's file and offset.
+//
+// Background threads (RocksDB's flush and compaction pools, named
+// "rocksdb:...") report nothing: compaction reads are not the workload
+// whose latency the split optimizes.
+//
+// Thread-safe; counters are per thread (ThreadCounters).
+
+#ifndef SYMBIOSIS_ENGINES_ROCKSDB_ADAPTER_H_
+#define SYMBIOSIS_ENGINES_ROCKSDB_ADAPTER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "engines/rocksdb/cache_key_map.h"
+#include "symbiosis/controller.h"
+#include "symbiosis/sched_times.h"
+#include "symbiosis/thread_counters.h"
+
+namespace symbiosis::rocksdb {
+
+struct AccessCounts {
+  uint64_t lookups = 0;          // foreground block-cache lookups
+  uint64_t hits = 0;             // of which primary hits
+  uint64_t reads = 0;            // misses served below the primary cache
+  uint64_t second_tier_hits = 0;  // of which the second tier served
+  uint64_t miss_ns = 0;          // summed time of those misses
+  uint64_t unmapped = 0;         // lookups whose file was not known yet
+};
+
+class Adapter {
+ public:
+  Adapter() = default;
+
+  // Where accesses go from now on (null: counting only).
+  // REQUIRES: no event is being recorded; `controller` outlives its use.
+  void SetController(Controller* controller) { controller_ = controller; }
+
+  // Whether the calling thread reports: false on RocksDB's background
+  // threads (decided once per thread from its name).
+  static bool Foreground();
+
+  // Block cache. OnLookupStart before the lookup is passed on; OnLookupEnd
+  // after, with whether a handle came back and its charge.
+  void OnLookupStart(std::string_view key);
+  void OnLookupEnd(std::string_view key, bool found, size_t charge);
+  // The secondary cache was consulted during the current lookup; a hit
+  // took `service_ns` (lookup, decompression, the object's creation).
+  void OnSecondaryLookup(bool hit, uint64_t service_ns);
+  void OnInsert(std::string_view key, size_t charge);
+
+  // A foreground read of `n` bytes at `offset` of table `file_id`;
+  // `second_tier_hit`: the page cache held them all (kernel budget).
+  // `start_ns` when the read began (steady clock); `sched_start` for a
+  // device read, the thread's scheduler times then, or nullopt.
+  void OnRead(uint64_t file_id, uint64_t offset, uint64_t n, bool second_tier_hit,
+              uint64_t start_ns, std::optional<SchedTimes> sched_start);
+
+  // Returns the file's cache-key prefixes (for the secondary cache).
+  std::vector<uint64_t> OnFileDeleted(uint64_t file_id);
+  void OnFileOpened(uint64_t file_id, uint64_t bytes);
+
+  const CacheKeyMap& key_map() const { return key_map_; }
+  AccessCounts Counts() const;
+
+ private:
+  struct Counters {
+    Counter lookups;
+    Counter hits;
+    Counter reads;
+    Counter second_tier_hits;
+    Counter miss_ns;
+    Counter unmapped;
+  };
+
+  // A hit's on-disk size is unknown (the key map knows where a block is,
+  // not how large it is on disk): its charge times the compressed over
+  // uncompressed bytes of recent reads, kept in 1/4096ths. Racy updates
+  // are fine; any recent value will do.
+  uint32_t DiskPerMem() const;
+  uint32_t DiskBytes(size_t charge) const;
+  void LearnRatio(uint64_t disk, size_t charge);
+
+  Controller* controller_ = nullptr;
+  CacheKeyMap key_map_;
+  std::atomic<uint32_t> disk_per_mem_{4096 / 2};
+  ThreadCounters<Counters> counts_;
+};
+
+}  // namespace symbiosis::rocksdb
+
+#endif  // SYMBIOSIS_ENGINES_ROCKSDB_ADAPTER_H_

@@ -1,0 +1,351 @@
+#include <malloc.h>
+#include <rocksdb/env.h>
+#include <rocksdb/listener.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+
+#include "budget/page_cache_room.h"
+#include "engines/rocksdb/adapter.h"
+#include "engines/rocksdb/observing_cache.h"
+#include "engines/rocksdb/observing_secondary_cache.h"
+#include "engines/rocksdb/table_file_system.h"
+#include "symbiosis/cgroup.h"
+#include "symbiosis/error.h"
+#include "symbiosis/residency.h"
+#include "symbiosis/rocksdb.h"
+
+namespace symbiosis::rocksdb {
+namespace {
+
+std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// Bytes of table files (*.sst) under `path`; 0 if it does not exist.
+uint64_t TableBytes(const std::string& path) {
+  std::error_code error;
+  uint64_t bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
+    if (entry.path().extension() != ".sst") continue;
+    const uintmax_t size = entry.file_size(error);
+    if (!error) bytes += size;
+  }
+  return bytes;
+}
+
+class BudgetImpl;
+
+// Deleted table files: their entries leave the key map, the ghosts and
+// the secondary cache.
+class DeletionListener final : public ::rocksdb::EventListener {
+ public:
+  DeletionListener(BudgetImpl* budget, uint32_t db_index) : budget_(budget), db_index_(db_index) {}
+  const char* Name() const override { return "SymbiosisDeletionListener"; }
+  void OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo& info) override;
+
+ private:
+  BudgetImpl* const budget_;
+  const uint32_t db_index_;
+};
+
+// The Controller's decisions go to the two caches. A shrink of the block
+// cache in the kernel budget gives the freed heap back, or the page cache
+// never gets it (glibc keeps freed memory mapped; see the LevelDB plugin).
+class CacheResizer final : public Resizer {
+ public:
+  CacheResizer(::rocksdb::Cache* primary, ::rocksdb::SecondaryCache* secondary, bool trim)
+      : primary_(primary), secondary_(secondary), trim_(trim) {}
+  void SetAppCacheCapacity(uint64_t bytes) override {
+    const bool shrink = bytes < primary_->GetCapacity();
+    primary_->SetCapacity(bytes);
+    if (shrink && trim_) malloc_trim(0);
+  }
+  void SetSecondTierCapacity(uint64_t bytes) override {
+    if (secondary_ != nullptr) secondary_->SetCapacity(bytes);
+  }
+
+ private:
+  ::rocksdb::Cache* const primary_;
+  ::rocksdb::SecondaryCache* const secondary_;
+  const bool trim_;
+};
+
+class DbImpl final : public Db {
+ public:
+  DbImpl(std::shared_ptr<BudgetImpl> budget, std::unique_ptr<::rocksdb::Env> env)
+      : budget_(std::move(budget)), env_(std::move(env)) {}
+  // Handles and the DB go first (closing waits for compactions, which use
+  // the Env and the caches), then the Env; the budget last.
+  ~DbImpl() override {
+    for (::rocksdb::ColumnFamilyHandle* h : handles_) db_->DestroyColumnFamilyHandle(h);
+    handles_.clear();
+    db_.reset();
+    env_.reset();
+  }
+
+  ::rocksdb::DB* db() const override { return db_.get(); }
+  const std::vector<::rocksdb::ColumnFamilyHandle*>& handles() const override { return handles_; }
+  Stats GetStats() const override;
+
+  std::unique_ptr<::rocksdb::DB> db_;
+  std::vector<::rocksdb::ColumnFamilyHandle*> handles_;
+
+ private:
+  const std::shared_ptr<BudgetImpl> budget_;
+  std::unique_ptr<::rocksdb::Env> env_;
+};
+
+class BudgetImpl final : public SharedBudget, public std::enable_shared_from_this<BudgetImpl> {
+ public:
+  BudgetImpl(const BudgetOptions& options, uint64_t memory)
+      : options_(options), memory_(memory) {}
+  ~BudgetImpl() override {
+    room_.reset();
+    adapter_.SetController(nullptr);
+  }
+
+  ::rocksdb::Status Init();
+
+  ::rocksdb::Status Open(const ::rocksdb::Options& engine,
+                         const ::rocksdb::BlockBasedTableOptions& table, const std::string& path,
+                         const std::vector<::rocksdb::ColumnFamilyDescriptor>& column_families,
+                         std::unique_ptr<Db>* db) override;
+  Stats GetStats() const override;
+  void SetAppCacheCapacity(uint64_t bytes) override {
+    resizer_->SetAppCacheCapacity(bytes);
+    resizer_->SetSecondTierCapacity(memory_ - std::min(bytes, memory_));
+  }
+  size_t DeletedTableKeys() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return deleted_keys_.size();
+  }
+  size_t DeletedTableEntries() override {
+    if (secondary_ == nullptr) return 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    return secondary_->Holds(deleted_keys_);
+  }
+
+  void OnTableDeleted(uint64_t file_id) {
+    const std::vector<uint64_t> prefixes = adapter_.OnFileDeleted(file_id);
+    if (secondary_ == nullptr) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (uint64_t prefix : prefixes) {
+        for (std::string& key : secondary_->KeysOf(prefix)) deleted_keys_.push_back(std::move(key));
+      }
+    }
+    secondary_->DropFile(prefixes);
+  }
+
+ private:
+  bool engine_budget() const { return options_.budget == Budget::kEngine; }
+  ::rocksdb::Status StartController(const std::string& first_path);
+
+  const BudgetOptions options_;
+  const uint64_t memory_;
+  Adapter adapter_;
+  std::shared_ptr<ObservingSecondaryCache> secondary_;  // engine budget
+  std::shared_ptr<ObservingCache> primary_;
+  std::unique_ptr<CacheResizer> resizer_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<PageCacheRoomMonitor> room_;
+  std::mutex mu_;
+  uint32_t next_db_index_ = 0;          // guarded by mu_
+  std::vector<std::string> deleted_keys_;  // guarded by mu_; for tests
+};
+
+void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo& info) {
+  if (!info.status.ok()) return;
+  if (const std::optional<uint64_t> number = TableFileNumber(info.file_path)) {
+    budget_->OnTableDeleted(TableFileId(db_index_, *number));
+  }
+}
+
+::rocksdb::Status BudgetImpl::Init() {
+  const uint64_t initial_app = std::min(
+      memory_, options_.adaptive ? options_.controller.initial_app_bytes : options_.static_app_bytes);
+  ::rocksdb::LRUCacheOptions lru;
+  lru.capacity = initial_app;
+  if (engine_budget()) {
+    ::rocksdb::CompressedSecondaryCacheOptions secondary;
+    secondary.capacity = memory_ - initial_app;
+    secondary.compression_type = options_.secondary_compression;
+    std::shared_ptr<::rocksdb::SecondaryCache> real = ::rocksdb::NewCompressedSecondaryCache(secondary);
+    if (real == nullptr) {
+      return ::rocksdb::Status::InvalidArgument(
+          "cannot create RocksDB's compressed secondary cache (compression " +
+          std::to_string(int(options_.secondary_compression)) +
+          " unsupported?); choose secondary_compression = kSnappyCompression or kLZ4Compression");
+    }
+    secondary_ = std::make_shared<ObservingSecondaryCache>(std::move(real), &adapter_);
+    lru.secondary_cache = secondary_;
+  }
+  std::shared_ptr<::rocksdb::Cache> cache = ::rocksdb::NewLRUCache(lru);
+  primary_ = std::make_shared<ObservingCache>(std::move(cache), &adapter_);
+  resizer_ = std::make_unique<CacheResizer>(primary_->target(), secondary_.get(),
+                                            /*trim=*/!engine_budget());
+  return ::rocksdb::Status::OK();
+}
+
+::rocksdb::Status BudgetImpl::StartController(const std::string& first_path) {
+  ControllerConfig config = options_.controller;
+  config.memory_bytes = memory_;
+  config.second_tier_owned = engine_budget();
+  if (engine_budget()) {
+    // The compressed cache holds whole blocks, LRU; no pages, no read-ahead.
+    config.kernel_model = KernelModelKind::kBlockLru;
+    config.app_cache_overhead = 0;
+  } else {
+    config.app_cache_overhead = options_.kernel_app_cache_overhead;
+    if (options_.detect_readahead) {
+      std::optional<uint32_t> pages = DeviceReadaheadPages(first_path);
+      if (!pages) pages = DeviceReadaheadPages(std::filesystem::path(first_path).parent_path().string());
+      config.max_readahead_pages = pages.value_or(config.max_readahead_pages);
+    }
+  }
+  if (options_.min_sampled_groups > 0) {
+    config.sample_rate =
+        SampleRateForTables(config, TableBytes(first_path), options_.min_sampled_groups);
+  }
+  try {
+    controller_ = std::make_unique<Controller>(config, resizer_.get());
+  } catch (const InputError& e) {
+    return ::rocksdb::Status::InvalidArgument(e.what());
+  }
+  adapter_.SetController(controller_.get());
+  if (!engine_budget() && options_.memory_bytes == 0 && options_.track_page_cache_room) {
+    const ::rocksdb::Cache* cache = primary_.get();
+    room_ = std::make_unique<PageCacheRoomMonitor>(
+        DetectMemoryCgroup(), memory_, [cache] { return uint64_t{cache->GetUsage()}; },
+        [] { malloc_trim(0); }, controller_.get(), std::chrono::seconds(1));
+  }
+  return ::rocksdb::Status::OK();
+}
+
+::rocksdb::Status BudgetImpl::Open(
+    const ::rocksdb::Options& engine, const ::rocksdb::BlockBasedTableOptions& table,
+    const std::string& path, const std::vector<::rocksdb::ColumnFamilyDescriptor>& column_families,
+    std::unique_ptr<Db>* db) {
+  uint32_t db_index = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (next_db_index_ >= (1u << 16)) {
+      return ::rocksdb::Status::InvalidArgument("a budget holds at most 65536 DBs");
+    }
+    db_index = next_db_index_++;
+    if (options_.adaptive && controller_ == nullptr) {
+      const ::rocksdb::Status s = StartController(path);
+      if (!s.ok()) return s;
+    }
+  }
+  const std::shared_ptr<::rocksdb::FileSystem> base =
+      engine.env != nullptr ? engine.env->GetFileSystem() : ::rocksdb::FileSystem::Default();
+  auto fs = std::make_shared<TableFileSystem>(base, &adapter_, db_index);
+  std::unique_ptr<::rocksdb::Env> env = ::rocksdb::NewCompositeEnv(fs);
+  ::rocksdb::Options options = engine;
+  options.env = env.get();
+  if (engine_budget()) options.use_direct_reads = true;
+  options.listeners.push_back(std::make_shared<DeletionListener>(this, db_index));
+  ::rocksdb::BlockBasedTableOptions t = table;
+  t.block_cache = primary_;
+  std::shared_ptr<::rocksdb::TableFactory> factory(::rocksdb::NewBlockBasedTableFactory(t));
+  options.table_factory = factory;
+
+  auto impl = std::make_unique<DbImpl>(shared_from_this(), std::move(env));
+  ::rocksdb::DB* raw = nullptr;
+  ::rocksdb::Status s;
+  if (column_families.empty()) {
+    s = ::rocksdb::DB::Open(options, path, &raw);
+  } else {
+    std::vector<::rocksdb::ColumnFamilyDescriptor> families = column_families;
+    for (auto& family : families) family.options.table_factory = factory;
+    s = ::rocksdb::DB::Open(::rocksdb::DBOptions(options), path, families, &impl->handles_, &raw);
+  }
+  if (!s.ok()) return s;
+  impl->db_.reset(raw);
+  *db = std::move(impl);
+  return s;
+}
+
+Stats BudgetImpl::GetStats() const {
+  Stats s;
+  s.budget = options_.budget;
+  s.adaptive = options_.adaptive;
+  s.memory_bytes = memory_;
+  s.app_capacity_bytes = primary_->GetCapacity();
+  s.app_usage_bytes = primary_->GetUsage();
+  if (secondary_ != nullptr) {
+    size_t capacity = 0;
+    if (secondary_->GetCapacity(capacity).ok()) s.second_tier_bytes = capacity;
+  }
+  const AccessCounts c = adapter_.Counts();
+  s.lookups = c.lookups;
+  s.app_hits = c.hits;
+  s.reads = c.reads;
+  s.second_tier_hits = c.second_tier_hits;
+  s.miss_ns = c.miss_ns;
+  s.unmapped_lookups = c.unmapped;
+  if (controller_) s.controller = controller_->Stats();
+  return s;
+}
+
+Stats DbImpl::GetStats() const { return budget_->GetStats(); }
+
+}  // namespace
+
+const char* BudgetName(Budget budget) {
+  return budget == Budget::kEngine ? "engine" : "kernel";
+}
+
+::rocksdb::Status SharedBudget::Create(const BudgetOptions& options,
+                                       std::shared_ptr<SharedBudget>* budget) {
+  const bool engine = options.budget == Budget::kEngine;
+  if (engine && options.memory_bytes == 0) {
+    return ::rocksdb::Status::InvalidArgument(
+        "the engine budget needs memory_bytes (M); only the kernel budget reads M from the cgroup");
+  }
+  uint64_t memory = options.memory_bytes;
+  if (memory == 0) {
+    try {
+      ControllerConfig config = options.controller;
+      config.memory_bytes = 0;
+      memory = ResolveMemoryBudget(config);
+    } catch (const std::exception& e) {
+      return ::rocksdb::Status::InvalidArgument(std::string("cannot read M from the cgroup: ") +
+                                                e.what() + "; set memory_bytes");
+    }
+  }
+  if (memory < kMinMemoryBytes) {
+    return ::rocksdb::Status::InvalidArgument("a budget of " + MiB(memory) +
+                                              " is below the minimum " + MiB(kMinMemoryBytes) +
+                                              "; raise it");
+  }
+  if (!options.adaptive && options.static_app_bytes > memory) {
+    return ::rocksdb::Status::InvalidArgument("static_app_bytes " + MiB(options.static_app_bytes) +
+                                              " is above the budget " + MiB(memory) +
+                                              "; lower it");
+  }
+  if (options.adaptive) {
+    try {
+      ControllerConfig config = options.controller;
+      config.memory_bytes = memory;
+      ValidateControllerConfig(config);
+    } catch (const InputError& e) {
+      return ::rocksdb::Status::InvalidArgument(e.what());
+    }
+  }
+  auto impl = std::make_shared<BudgetImpl>(options, memory);
+  const ::rocksdb::Status s = impl->Init();
+  if (!s.ok()) return s;
+  *budget = std::move(impl);
+  return s;
+}
+
+::rocksdb::Status Open(const Options& options, const std::string& path, std::unique_ptr<Db>* db) {
+  std::shared_ptr<SharedBudget> budget;
+  const ::rocksdb::Status s = SharedBudget::Create(options.budget, &budget);
+  if (!s.ok()) return s;
+  return budget->Open(options.engine, options.table, path, {}, db);
+}
+
+}  // namespace symbiosis::rocksdb

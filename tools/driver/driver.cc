@@ -1,0 +1,660 @@
+#include "driver/driver.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "symbiosis/cgroup.h"
+#include "symbiosis/error.h"
+#include "symbiosis/workload.h"
+
+namespace symbiosis::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint32_t kKeyBytes = 16;
+constexpr char kMetaFile[] = "symbiosis-bench.json";
+
+std::string program = "bench";  // <engine>_bench, for messages
+
+[[noreturn]] void Fail(int status, const std::string& message) {
+  std::fprintf(stderr, "%s: error: %s\n", program.c_str(), message.c_str());
+  std::exit(status);
+}
+
+std::string Key(uint64_t i) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "user%012llu", static_cast<unsigned long long>(i));
+  return buffer;
+}
+
+// alpha of the value is random bytes, the rest repeats them: snappy (and
+// LZ4, zlib) keep the random part and turn the repeats into back-references.
+void FillValue(uint64_t key, uint64_t version, double alpha, std::string* value) {
+  std::mt19937_64 rng(key * 0x9E3779B97F4A7C15ull + version);
+  const size_t random = std::max<size_t>(8, static_cast<size_t>(value->size() * alpha));
+  for (size_t i = 0; i < value->size(); ++i) {
+    (*value)[i] = i < random ? static_cast<char>(rng()) : (*value)[i % random];
+  }
+}
+
+// --- flags -----------------------------------------------------------------
+
+struct Flags {
+  std::map<std::string, std::string> values;
+  std::string Get(const std::string& name, const std::string& fallback) const {
+    const auto it = values.find(name);
+    return it == values.end() ? fallback : it->second;
+  }
+  bool Has(const std::string& name) const { return values.count(name) > 0; }
+};
+
+Flags ParseFlags(int argc, char** argv, const std::vector<std::string>& known,
+                 const std::vector<std::string>& switches) {
+  Flags flags;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) Fail(2, "unexpected argument '" + arg + "'; flags start with --");
+    arg = arg.substr(2);
+    std::string value;
+    const size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    if (std::find(switches.begin(), switches.end(), arg) != switches.end()) {
+      flags.values[arg] = "1";
+      continue;
+    }
+    if (std::find(known.begin(), known.end(), arg) == known.end()) {
+      Fail(2, "unknown flag --" + arg + "; see " + program + " --help");
+    }
+    if (eq == std::string::npos) {
+      if (i + 1 >= argc) Fail(2, "--" + arg + " needs a value");
+      value = argv[++i];
+    }
+    flags.values[arg] = value;
+  }
+  return flags;
+}
+// A number that is the whole of `text` and lies in [0, 1], with 0 or 1
+// excluded where asked; otherwise exits with a one-line error naming `what`.
+double ParseFraction(const std::string& text, const std::string& what, bool zero_allowed,
+                     bool one_allowed) {
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  const bool in_range = (zero_allowed ? f >= 0 : f > 0) && (one_allowed ? f <= 1 : f < 1);
+  if (text.empty() || *end != '\0' || !in_range) {
+    Fail(2, what + " must be a number in " + (zero_allowed ? "[0" : "(0") + ", " +
+                (one_allowed ? "1]" : "1)") + ", not '" + text + "'");
+  }
+  return f;
+}
+
+// "60s", "500ms", "2m", "90" (seconds).
+double ParseSeconds(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  const std::string unit = end == nullptr ? "" : std::string(end);
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "us") scale = 1e-6;
+  else if (unit == "m" || unit == "min") scale = 60;
+  if (scale == 0 || !(number >= 0) || end == text.c_str()) {
+    throw InputError(what + ": '" + text + "' is not a duration; use e.g. 30s, 500ms or 2m");
+  }
+  return number * scale;
+}
+
+// --- the layout file ---------------------------------------------------------
+
+struct Layout {
+  uint64_t keys = 0;
+  uint32_t value_bytes = 0;
+  double alpha_target = 0;
+  double alpha_measured = 0;
+  uint64_t data_bytes = 0;  // D_u: keys * (key + value)
+  uint64_t table_bytes = 0;
+};
+
+std::string ToJson(const Layout& l) {
+  std::ostringstream out;
+  out << "{\"keys\": " << l.keys << ", \"value_bytes\": " << l.value_bytes
+      << ", \"alpha_target\": " << l.alpha_target << ", \"alpha_measured\": " << l.alpha_measured
+      << ", \"data_bytes\": " << l.data_bytes << ", \"table_bytes\": " << l.table_bytes << "}\n";
+  return out.str();
+}
+
+double JsonNumber(const std::string& text, const std::string& field) {
+  const size_t at = text.find("\"" + field + "\":");
+  if (at == std::string::npos) throw InputError("layout file lacks " + field);
+  return std::strtod(text.c_str() + at + field.size() + 3, nullptr);
+}
+
+Layout ReadLayout(const std::string& db) {
+  std::ifstream in(fs::path(db) / kMetaFile);
+  if (!in) {
+    throw InputError(db + " is not a benchmark DB (no " + kMetaFile +
+                     "); create it with `" + program + " load --db " + db + " --data-size ...`");
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  Layout l;
+  l.keys = static_cast<uint64_t>(JsonNumber(text.str(), "keys"));
+  l.value_bytes = static_cast<uint32_t>(JsonNumber(text.str(), "value_bytes"));
+  l.alpha_target = JsonNumber(text.str(), "alpha_target");
+  l.alpha_measured = JsonNumber(text.str(), "alpha_measured");
+  l.data_bytes = static_cast<uint64_t>(JsonNumber(text.str(), "data_bytes"));
+  l.table_bytes = static_cast<uint64_t>(JsonNumber(text.str(), "table_bytes"));
+  return l;
+}
+
+// --- load ----------------------------------------------------------------------
+
+int Load(BenchEngine& engine, const Flags& flags) {
+  if (!flags.Has("db") || !flags.Has("data-size")) {
+    Fail(2, "load needs --db DIR and --data-size SIZE (e.g. --data-size 1280MiB)");
+  }
+  const std::string db_path = flags.Get("db", "");
+  const uint64_t data_bytes = ParseBytes(flags.Get("data-size", ""), "--data-size");
+  const uint64_t value_bytes = ParseBytes(flags.Get("value-size", "1000"), "--value-size");
+  const double alpha = ParseFraction(flags.Get("alpha", "0.5"), "--alpha", false, true);
+  const uint64_t seed = ParseCount(flags.Get("seed", "1"), "--seed");
+  if (value_bytes > (1 << 20)) Fail(2, "--value-size must be at most 1MiB");
+  if (fs::exists(db_path)) {
+    Fail(2, db_path + " exists; remove it or choose another --db");
+  }
+  Layout layout;
+  layout.value_bytes = static_cast<uint32_t>(value_bytes);
+  layout.keys = data_bytes / (kKeyBytes + value_bytes);
+  layout.alpha_target = alpha;
+  layout.data_bytes = layout.keys * (kKeyBytes + value_bytes);
+  if (layout.keys == 0) Fail(2, "--data-size is smaller than one entry");
+  const std::string partial = db_path + ".partial";
+  fs::remove_all(partial);
+  std::string error;
+  std::unique_ptr<BenchLoader> loader = engine.Create(partial, &error);
+  if (!loader) Fail(1, "cannot create " + partial + ": " + error);
+  const auto give_up = [&](const std::string& why) {
+    loader.reset();
+    fs::remove_all(partial);
+    Fail(1, "loading " + db_path + " failed: " + why + " (is the disk full?); nothing was kept");
+  };
+  std::string value(value_bytes, '\0');
+  const bool tty = isatty(2);
+  const uint64_t batch_keys = 1000;
+  std::vector<std::pair<std::string, std::string>> batch;
+  for (uint64_t first = 0; first < layout.keys; first += batch_keys) {
+    batch.clear();
+    for (uint64_t i = first; i < std::min(layout.keys, first + batch_keys); ++i) {
+      FillValue(i, seed, alpha, &value);
+      batch.emplace_back(Key(i), value);
+    }
+    if (!loader->Write(batch, &error)) give_up(error);
+    if (tty && first % (batch_keys * 100) == 0) {
+      std::fprintf(stderr, "\rloading %s: %5.1f%%", db_path.c_str(),
+                   100.0 * first / static_cast<double>(layout.keys));
+    }
+  }
+  if (!loader->Finish(&error)) give_up(error);
+  loader.reset();
+  if (tty) std::fprintf(stderr, "\rloading %s: done   \n", db_path.c_str());
+  layout.table_bytes = engine.TableBytes(partial);
+  layout.alpha_measured = static_cast<double>(layout.table_bytes) / layout.data_bytes;
+  std::ofstream(fs::path(partial) / kMetaFile) << ToJson(layout);
+  fs::rename(partial, db_path);
+  std::printf("%s", ToJson(layout).c_str());
+  return 0;
+}
+
+// --- run -------------------------------------------------------------------------
+
+// Latencies in log-linear buckets: 16 per power of two (6% resolution).
+class Histogram {
+ public:
+  static constexpr int kBuckets = 64 * 16;
+  static int Bucket(uint64_t ns) {
+    if (ns < 16) return static_cast<int>(ns);
+    const int e = 63 - __builtin_clzll(ns);
+    return (e - 3) * 16 + static_cast<int>((ns >> (e - 4)) & 15);
+  }
+  static double Lower(int bucket) {
+    if (bucket < 16) return bucket;
+    const int e = bucket / 16 + 3;
+    return std::ldexp(16 + bucket % 16, e - 4);
+  }
+  void Add(uint64_t ns) {
+    counts_[Bucket(ns)].fetch_add(1, std::memory_order_relaxed);
+    sum_.fetch_add(ns, std::memory_order_relaxed);
+  }
+  void Snapshot(std::vector<uint64_t>* counts, uint64_t* sum) const {
+    counts->resize(kBuckets);
+    for (int i = 0; i < kBuckets; ++i) (*counts)[i] = counts_[i].load(std::memory_order_relaxed);
+    *sum = sum_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::array<std::atomic<uint64_t>, kBuckets> counts_{};
+  std::atomic<uint64_t> sum_{0};
+};
+
+struct Window {
+  uint64_t ops = 0;
+  double mean_us = 0, p50_us = 0, p95_us = 0, p99_us = 0;
+};
+
+Window Summarize(const std::vector<uint64_t>& counts, uint64_t sum_ns) {
+  Window w;
+  for (uint64_t c : counts) w.ops += c;
+  if (w.ops == 0) return w;
+  w.mean_us = sum_ns / 1e3 / w.ops;
+  const auto quantile = [&](double q) {
+    const uint64_t rank = static_cast<uint64_t>(std::ceil(q * w.ops));
+    uint64_t seen = 0;
+    for (int b = 0; b < Histogram::kBuckets; ++b) {
+      seen += counts[b];
+      if (seen >= rank) return (Histogram::Lower(b) + Histogram::Lower(b + 1)) / 2 / 1e3;
+    }
+    return 0.0;
+  };
+  w.p50_us = quantile(0.50);
+  w.p95_us = quantile(0.95);
+  w.p99_us = quantile(0.99);
+  return w;
+}
+
+struct RunConfig {
+  std::string db;
+  std::string name;
+  Layout layout;
+  uint64_t memory = 0;   // --memory: M, the caches' budget
+  uint64_t reserve = 32ull << 20;  // a cgroup budget's cgroup is memory + reserve
+  std::string budget;
+  bool in_cgroup = false;
+  std::vector<Phase> phases;
+  double duration_s = 0;  // 0: until the phases' ops are done
+  uint64_t ops = 0;
+  double warmup_s = 0;
+  double interval_s = 1;
+  int threads = 4;
+  double overwrite = 0;
+  uint64_t device_latency_ns = 0;
+  uint64_t seed = 1;
+  bool progress = false;
+  std::optional<double> app_cache_overhead;  // unset: the engine's default
+};
+
+// M_a for a static configuration, or nullopt for symbiosis.
+std::optional<uint64_t> StaticAppBytes(const std::string& name, uint64_t m,
+                                       uint64_t default_bytes) {
+  if (name == "symbiosis") return std::nullopt;
+  if (name == "static-default") return std::min(default_bytes, m);
+  if (name == "static-max") return m;
+  if (name.rfind("static-", 0) == 0 && name.size() == 8 && name[7] >= '0' && name[7] <= '8') {
+    return m * static_cast<uint64_t>(name[7] - '0') / 8;
+  }
+  throw InputError("--config '" + name +
+                   "' is unknown; use symbiosis, static-default, static-max or static-0 .. "
+                   "static-8");
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out + "\"";
+}
+
+void DropFromPageCache(const std::string& db) {
+  for (const auto& entry : fs::directory_iterator(db)) {
+    const int fd = open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+}
+
+const char* StateName(const EngineStats& stats) {
+  return stats.controller ? ControllerStateName(stats.controller->state) : "static";
+}
+
+int RunBody(BenchEngine& engine, const RunConfig& c) {
+  OpenRequest request;
+  request.path = c.db;
+  request.budget = c.budget;
+  request.memory = c.memory;
+  request.reserve = c.reserve;
+  request.in_cgroup = c.in_cgroup;
+  request.static_app_bytes = StaticAppBytes(c.name, c.memory, engine.default_app_bytes());
+  request.device_latency_ns = c.device_latency_ns;
+  request.app_cache_overhead = c.app_cache_overhead;
+  const bool adaptive = !request.static_app_bytes.has_value();
+  std::string error;
+  std::unique_ptr<BenchDb> db = engine.Open(request, &error);
+  if (!db) {
+    std::fprintf(stderr, "%s: error: cannot open %s: %s\n", program.c_str(), c.db.c_str(),
+                 error.c_str());
+    return 2;
+  }
+  const uint32_t entry_bytes = kKeyBytes + c.layout.value_bytes;
+  uint64_t phase_ops_total = 0;
+  std::vector<uint64_t> phase_end;  // cumulative op counts
+  for (const auto& p : c.phases) {
+    phase_ops_total += p.requests == 0 ? c.ops : p.requests;
+    phase_end.push_back(phase_ops_total);
+  }
+  const uint64_t total_ops = c.duration_s > 0 ? UINT64_MAX : phase_ops_total;
+
+  std::atomic<uint64_t> issued{0};
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> errors{0};
+  std::vector<std::unique_ptr<Histogram>> histograms;
+  for (int t = 0; t < c.threads; ++t) histograms.push_back(std::make_unique<Histogram>());
+  const auto phase_of = [&](uint64_t op) {
+    for (size_t i = 0; i < phase_end.size(); ++i) {
+      if (op < phase_end[i]) return i;
+    }
+    return phase_end.size() - 1;  // time-bounded runs stay in the last phase
+  };
+  const auto reader = [&](int t) {
+    std::mt19937_64 rng(c.seed * 1000 + t);
+    std::unique_ptr<Workload> workload;
+    size_t phase = SIZE_MAX;
+    std::string value, write_value(c.layout.value_bytes, '\0');
+    while (!stop.load(std::memory_order_relaxed)) {
+      const uint64_t op = issued.fetch_add(1, std::memory_order_relaxed);
+      if (op >= total_ops) break;
+      const size_t p = phase_of(op);
+      if (p != phase) {
+        phase = p;
+        const uint64_t bytes = c.phases[p].data_bytes;
+        const uint64_t keys =
+            bytes == 0 ? c.layout.keys : std::min(c.layout.keys, std::max<uint64_t>(1, bytes / entry_bytes));
+        workload = MakeWorkload(c.phases[p].spec, keys, entry_bytes, c.seed * 7919 + t * 104729 + p);
+      }
+      const KeyRequest request = workload->Next();
+      const auto start = std::chrono::steady_clock::now();
+      bool ok = true;
+      if (c.overwrite > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < c.overwrite) {
+        FillValue(request.first_key, c.seed + 1 + op, c.layout.alpha_target, &write_value);
+        ok = db->Put(Key(request.first_key), write_value);
+      } else if (request.count <= 1) {
+        ok = db->Get(Key(request.first_key), &value);
+      } else {
+        ok = db->Scan(Key(request.first_key), request.count);
+      }
+      if (!ok) errors.fetch_add(1, std::memory_order_relaxed);
+      histograms[t]->Add(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+              .count()));
+    }
+  };
+
+  const auto snapshot = [&](std::vector<uint64_t>* counts, uint64_t* sum) {
+    counts->assign(Histogram::kBuckets, 0);
+    *sum = 0;
+    std::vector<uint64_t> one;
+    uint64_t one_sum = 0;
+    for (const auto& h : histograms) {
+      h->Snapshot(&one, &one_sum);
+      for (int b = 0; b < Histogram::kBuckets; ++b) (*counts)[b] += one[b];
+      *sum += one_sum;
+    }
+  };
+
+  // Kernel budget: what the cgroup holds, to compare the real page cache
+  // with the M - M_a the Controller assumes.
+  std::optional<MemoryCgroup> cgroup;
+  if (c.in_cgroup) cgroup = DetectMemoryCgroup();
+
+  const auto begin = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < c.threads; ++t) threads.emplace_back(reader, t);
+
+  std::vector<uint64_t> prev_counts(Histogram::kBuckets, 0), counts, warm_counts;
+  uint64_t prev_sum = 0, sum = 0, warm_sum = 0;
+  EngineStats prev_stats = db->Stats(), warm_stats = prev_stats;
+  bool warm = c.warmup_s == 0;
+  if (warm) warm_counts.assign(Histogram::kBuckets, 0);
+  size_t rounds_reported = 0;
+  double elapsed = 0;
+  double next_report = c.interval_s;
+  while (true) {
+    const double step = std::min(0.05, c.interval_s);
+    std::this_thread::sleep_for(std::chrono::duration<double>(step));
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const bool done = (c.duration_s > 0 && elapsed >= c.duration_s) ||
+                      issued.load(std::memory_order_relaxed) >= total_ops ||
+                      InterruptGuard::received() != 0;
+    if (elapsed < next_report && !done) continue;
+    next_report += c.interval_s;
+    snapshot(&counts, &sum);
+    std::vector<uint64_t> delta(Histogram::kBuckets);
+    for (int b = 0; b < Histogram::kBuckets; ++b) delta[b] = counts[b] - prev_counts[b];
+    const Window w = Summarize(delta, sum - prev_sum);
+    const EngineStats stats = db->Stats();
+    const CgroupMemoryUsage usage = cgroup ? ReadMemoryUsage(*cgroup) : CgroupMemoryUsage{};
+    const uint64_t lookups = stats.lookups - prev_stats.lookups;
+    const uint64_t reads = stats.reads - prev_stats.reads;
+    const double hit_app = lookups ? double(stats.app_hits - prev_stats.app_hits) / lookups : 0;
+    const double hit_kernel = reads ? double(stats.second_tier_hits - prev_stats.second_tier_hits) / reads : 0;
+    std::string events;
+    const std::vector<RoundStats> no_rounds;
+    const std::vector<RoundStats>& rounds = stats.controller ? stats.controller->rounds : no_rounds;
+    for (size_t r = 0; r < rounds.size(); ++r) {
+      const RoundStats& round = rounds[r];
+      if (round.end_access == 0 || r < rounds_reported) continue;
+      events += std::string(events.empty() ? "" : ", ") + "{\"start_access\": " +
+                std::to_string(round.start_access) + ", \"trigger\": " + JsonString(round.trigger) +
+                ", \"adopted_ma_bytes\": " + std::to_string(round.adopted_ma_bytes) +
+                ", \"reason\": " + JsonString(round.reason) + "}";
+      rounds_reported = r + 1;
+    }
+    std::printf(
+        "{\"type\": \"interval\", \"t\": %.3f, \"ops\": %llu, \"throughput_ops\": %.1f, "
+        "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
+        "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ma_bytes\": %llu, \"state\": %s, "
+        "\"phase\": %zu, \"warm\": %s, \"app_usage_bytes\": %llu, \"cgroup_file_bytes\": %llu, "
+        "\"cgroup_anon_bytes\": %llu, \"rounds\": [%s]}\n",
+        elapsed, static_cast<unsigned long long>(w.ops), w.ops / c.interval_s, w.mean_us,
+        w.p50_us, w.p95_us, w.p99_us, hit_app, hit_kernel,
+        static_cast<unsigned long long>(stats.app_capacity_bytes),
+        JsonString(StateName(stats)).c_str(),
+        phase_of(issued.load() == 0 ? 0 : std::min(issued.load(), total_ops) - 1),
+        warm ? "true" : "false", static_cast<unsigned long long>(stats.app_usage_bytes),
+        static_cast<unsigned long long>(usage.file), static_cast<unsigned long long>(usage.anon),
+        events.c_str());
+    std::fflush(stdout);
+    if (c.progress) {
+      std::fprintf(stderr, "\r%-15s t=%6.1fs  %9.0f ops/s  mean %7.1f us  p99 %8.1f us  M_a %6.0f MiB  %s   ",
+                   c.name.c_str(), elapsed, w.ops / c.interval_s, w.mean_us, w.p99_us,
+                   stats.app_capacity_bytes / 1048576.0,
+                   StateName(stats));
+    }
+    prev_counts = counts;
+    prev_sum = sum;
+    prev_stats = stats;
+    if (!warm && elapsed >= c.warmup_s) {
+      warm = true;
+      warm_counts = counts;
+      warm_sum = sum;
+      warm_stats = stats;
+    }
+    if (done) break;
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  if (c.progress) std::fprintf(stderr, "\n");
+  snapshot(&counts, &sum);
+  if (!warm) {  // the run ended inside the warm-up: report all of it
+    warm_counts.assign(Histogram::kBuckets, 0);
+    warm_sum = 0;
+    warm_stats = EngineStats{};
+  }
+  std::vector<uint64_t> measured(Histogram::kBuckets);
+  for (int b = 0; b < Histogram::kBuckets; ++b) measured[b] = counts[b] - warm_counts[b];
+  const Window w = Summarize(measured, sum - warm_sum);
+  const double measured_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() -
+      (warm ? c.warmup_s : 0);
+  const EngineStats stats = db->Stats();
+  const uint64_t lookups = stats.lookups - warm_stats.lookups;
+  const uint64_t reads = stats.reads - warm_stats.reads;
+  std::printf(
+      "{\"type\": \"summary\", \"name\": %s, \"budget\": %s, \"memory_bytes\": %llu, "
+      "\"reserve_bytes\": %llu, \"cache_budget_bytes\": %llu, \"final_ma_bytes\": %llu, \"throughput_ops\": %.1f, "
+      "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
+      "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ops\": %llu, \"errors\": %llu, "
+      "\"measured_s\": %.2f, \"controller\": %s}\n",
+      JsonString(c.name).c_str(), JsonString(c.budget).c_str(),
+      static_cast<unsigned long long>(c.memory), static_cast<unsigned long long>(c.reserve),
+      static_cast<unsigned long long>(stats.memory_bytes),
+      static_cast<unsigned long long>(stats.app_capacity_bytes),
+      measured_s > 0 ? w.ops / measured_s : 0.0, w.mean_us, w.p50_us, w.p95_us, w.p99_us,
+      lookups ? double(stats.app_hits - warm_stats.app_hits) / lookups : 0,
+      reads ? double(stats.second_tier_hits - warm_stats.second_tier_hits) / reads : 0,
+      static_cast<unsigned long long>(w.ops), static_cast<unsigned long long>(errors.load()),
+      measured_s, stats.controller ? ToJson(*stats.controller).c_str() : "null");
+  std::fflush(stdout);
+  if (InterruptGuard::received() != 0) return 130;
+  return errors.load() == 0 ? 0 : 1;
+}
+
+int Run(BenchEngine& engine, const Flags& flags) {
+  RunConfig c;
+  if (!flags.Has("db") || !flags.Has("memory") || !flags.Has("config")) {
+    Fail(2, "run needs --db DIR, --memory SIZE and --config NAME");
+  }
+  c.db = flags.Get("db", "");
+  c.name = flags.Get("config", "");
+  c.layout = ReadLayout(c.db);
+  c.memory = ParseBytes(flags.Get("memory", ""), "--memory");
+  c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
+  if (c.memory < engine.min_memory_bytes()) {
+    Fail(2, "--memory " + std::to_string(c.memory >> 20) + " MiB is below the minimum " +
+                std::to_string(engine.min_memory_bytes() >> 20) + " MiB; raise it");
+  }
+  StaticAppBytes(c.name, c.memory, engine.default_app_bytes());  // validates the name
+  const std::vector<std::string> budgets = engine.budgets();
+  c.budget = flags.Get("budget", budgets.front());
+  if (std::find(budgets.begin(), budgets.end(), c.budget) == budgets.end()) {
+    std::string names;
+    for (const std::string& b : budgets) names += (names.empty() ? "" : " or ") + b;
+    Fail(2, "--budget must be " + names + ", not '" + c.budget + "'");
+  }
+  if (flags.Has("phases") && flags.Has("workload")) Fail(2, "give --workload or --phases, not both");
+  c.phases = flags.Has("phases") ? ParsePhases(flags.Get("phases", ""))
+                                 : std::vector<Phase>{{flags.Get("workload", "uniform"), 0, 0}};
+  for (const auto& p : c.phases) {
+    MakeWorkload(p.spec, std::max<uint64_t>(1, c.layout.keys), kKeyBytes + c.layout.value_bytes, 1);
+  }
+  c.duration_s = flags.Has("duration") ? ParseSeconds(flags.Get("duration", ""), "--duration") : 0;
+  c.ops = flags.Has("ops") ? ParseCount(flags.Get("ops", ""), "--ops") : 0;
+  const bool phases_counted = std::all_of(c.phases.begin(), c.phases.end(),
+                                          [](const Phase& p) { return p.requests > 0; });
+  if (c.duration_s == 0 && c.ops == 0 && !phases_counted) c.duration_s = 30;
+  c.warmup_s = ParseSeconds(flags.Get("warmup", "0"), "--warmup");
+  c.interval_s = ParseSeconds(flags.Get("interval", "1"), "--interval");
+  if (c.interval_s <= 0) Fail(2, "--interval must be positive");
+  c.threads = static_cast<int>(ParseCount(flags.Get("threads", "4"), "--threads"));
+  if (c.threads < 1 || c.threads > 256) Fail(2, "--threads must be 1..256");
+  c.overwrite = ParseFraction(flags.Get("overwrite", "0"), "--overwrite", true, true);
+  c.device_latency_ns = static_cast<uint64_t>(
+      ParseSeconds(flags.Get("device-latency", "0"), "--device-latency") * 1e9);
+  c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
+  c.progress = flags.Has("progress");
+  if (flags.Has("app-cache-overhead")) {
+    c.app_cache_overhead = ParseFraction(flags.Get("app-cache-overhead", ""),
+                                         "--app-cache-overhead", true, false);
+  }
+  if (!engine.NeedsCgroup(c.budget)) {
+    InterruptGuard guard;
+    return RunBody(engine, c);
+  }
+  std::unique_ptr<ChildCgroup> cgroup;
+  try {
+    const MemoryCgroup parent = DetectMemoryCgroup();
+    cgroup = ChildCgroup::Create(parent, "symbiosis-bench-" + std::to_string(getpid()),
+                                 c.memory + c.reserve);
+  } catch (const CgroupError& e) {
+    const std::string fallback = engine.FallbackBudget();
+    if (!flags.Has("allow-fallback") || fallback.empty()) {
+      Fail(2, "cannot make a memory cgroup for the " + c.budget + " budget (" + e.what() +
+                  "); run as root" + (fallback.empty() ? "" : ", or use --budget " + fallback +
+                                                               ", or add --allow-fallback"));
+    }
+    std::fprintf(stderr, "%s: note: no memory cgroup (%s); falling back to the %s budget\n",
+                 program.c_str(), e.what(), fallback.c_str());
+    c.budget = fallback;
+    InterruptGuard guard;
+    return RunBody(engine, c);
+  }
+  c.in_cgroup = true;
+  DropFromPageCache(c.db);
+  InterruptGuard guard;
+  try {
+    return RunInChildCgroup(*cgroup, [&] { return RunBody(engine, c); }, [] {});
+  } catch (const CgroupError& e) {
+    Fail(130, std::string("interrupted: ") + e.what() + "; the cgroup was removed");
+  }
+}
+}  // namespace
+
+int DriverMain(BenchEngine& engine, int argc, char** argv) {
+  program = engine.name() + "_bench";
+  std::string budgets;
+  for (const std::string& b : engine.budgets()) budgets += (budgets.empty() ? "" : "|") + b;
+  const std::string usage =
+      "usage: " + program + " load --db DIR --data-size SIZE [--value-size 1000] [--alpha 0.5]\n"
+      "       " + program + " run --db DIR --memory SIZE --config NAME [--workload SPEC | --phases P]\n"
+      "                         [--duration 30s | --ops N] [--threads 4] [--budget " + budgets + "]\n"
+      "(see tools/driver/driver.h or docs/bench-" + engine.name() + ".md)\n";
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::fputs(usage.c_str(), argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  try {
+    if (command == "load") {
+      return Load(engine, ParseFlags(argc, argv, {"db", "data-size", "value-size", "alpha", "seed"}, {}));
+    }
+    if (command == "run") {
+      return Run(engine,
+                 ParseFlags(argc, argv,
+                            {"db", "memory", "config", "workload", "phases", "duration", "ops",
+                             "threads", "interval", "warmup", "overwrite", "budget",
+                             "device-latency", "reserve", "seed", "app-cache-overhead"},
+                            {"allow-fallback", "progress"}));
+    }
+  } catch (const InputError& e) {
+    Fail(2, e.what());
+  } catch (const std::exception& e) {
+    Fail(1, e.what());
+  }
+  Fail(2, "unknown command '" + command + "'; use load or run");
+}
+
+}  // namespace symbiosis::bench
