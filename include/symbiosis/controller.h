@@ -28,6 +28,15 @@
 //             A round is abandoned if L_e changes during it; after several
 //             abandoned rounds in a row the Controller stops simulating for
 //             a while (churn).
+//   Trying    after a round that kept M_a, the best other candidate the
+//             model cannot rule out (its score within the trial band) runs
+//             for real: the busy thread time per access is measured at the
+//             current M_a, then at the candidate's once the caches settled,
+//             and the candidate stays only if it measured the trial gain
+//             less. The model's costs are measured in the current state,
+//             and some are not per event: device reads also slow the hits
+//             and the CPU around them (interrupts, reclaim), which a
+//             layout without device reads does not pay.
 //   Settling  after a resize, waits for the caches to fill before the next
 //             reference is taken.
 //
@@ -116,6 +125,15 @@ struct ControllerConfig {
   // 0: never.
   uint64_t resimulate_accesses = 0;
 
+  // --- Trials (need the process's scheduler times) ---
+  // A candidate whose score is at most (1 + trial_band) times the current
+  // one's is tried; 0: no trials. It stays if its busy thread time per
+  // access, over trial_windows windows, is at least trial_gain below the
+  // current M_a's.
+  double trial_band = 0.15;
+  double trial_gain = 0.05;
+  uint32_t trial_windows = 3;
+
   // --- Resizing ---
   uint64_t resize_step_bytes = 0;  // per step; 0: M / 16
   uint64_t resize_step_accesses = 10'000;
@@ -174,7 +192,7 @@ class Resizer {
   virtual void SetSecondTierCapacity(uint64_t bytes) {}
 };
 
-enum class ControllerState { kStable, kAdapting, kSettling };
+enum class ControllerState { kStable, kAdapting, kTrying, kSettling };
 const char* ControllerStateName(ControllerState state);
 
 struct CandidateStats {
@@ -205,6 +223,12 @@ struct RoundStats {
   // "adopted", "rejected" or "abandoned", and why.
   std::string decision;
   std::string reason;
+  // The trial after the round, if any: the candidate, and the busy thread
+  // time per access (us) measured at the current M_a and at the candidate's.
+  bool tried = false;
+  uint64_t trial_ma_bytes = 0;
+  double trial_before = 0;
+  double trial_after = 0;
 };
 
 struct ControllerStats {

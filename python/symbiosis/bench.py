@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from symbiosis._native import InputError
+from symbiosis.units import parse_seconds
 
 MIB = 1 << 20
 
@@ -357,6 +358,7 @@ def cmd_bench(args) -> int:
         if r is not None and not 0 < r <= 4:
             raise InputError(f"--ratios: {r} is not a ratio M/D_u in (0, 4]")
     driver_args = run_flags(args, memory)
+    check_warmup(driver_args)
     show_progress = not args.quiet and sys.stderr.isatty()
     cells = []
     for workload in workloads:
@@ -429,6 +431,20 @@ def run_flags(args, memory: int) -> Dict[str, str]:
     if args.app_cache_overhead is not None:
         flags["app-cache-overhead"] = str(args.app_cache_overhead)
     return flags
+
+
+def check_warmup(flags: Dict[str, str]) -> None:
+    """--duration counts the warm-up: one that is not shorter would leave
+    nothing to measure (the driver would then report the whole run)."""
+    if "duration" not in flags:
+        return
+    warmup = parse_seconds(flags["warmup"], "--warmup")
+    duration = parse_seconds(flags["duration"], "--duration")
+    if warmup >= duration:
+        raise InputError(f"--warmup {flags['warmup']} is not shorter than --duration "
+                         f"{flags['duration']}, which includes it: nothing would be measured; "
+                         f"give e.g. --duration {warmup + duration:g}s to measure "
+                         f"{duration:g}s after the warm-up")
 
 
 def _size_text(n: int) -> str:

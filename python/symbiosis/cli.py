@@ -644,12 +644,12 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
     p.add_argument("--configs", default="static-default,static-max,symbiosis",
                    help="configurations, or 'sweep' or 'all' (default: %(default)s)")
     p.add_argument("--duration", default=None,
-                   help="run time per configuration (default: 60s, or until every phase of "
-                        "--phases has run its count of operations)")
+                   help="run time per configuration, --warmup included (default: 60s, or "
+                        "until every phase of --phases has run its count of operations)")
     p.add_argument("--ops", type=_count("--ops"), default=0,
                    help="operations per configuration instead of --duration")
     p.add_argument("--warmup", default="10s",
-                   help="leading time left out of the summary (default: 10s)")
+                   help="leading part of --duration left out of the summary (default: 10s)")
     p.add_argument("--interval", default="1s", help="timeline interval (default: 1s)")
     p.add_argument("--threads", type=_positive_int("--threads", 256), default=4,
                    help="reader threads (default: 4)")

@@ -80,6 +80,9 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.candidates >= 2, "candidates must be at least 2 (M_a = 0 and M_a = M)");
   Require(Fraction(c.change_threshold), "change_threshold must be in (0, 1), e.g. 0.1");
   Require(Fraction(c.gain_threshold), "gain_threshold must be in (0, 1), e.g. 0.1");
+  Require(c.trial_band >= 0 && c.trial_band < 1, "trial_band must be in [0, 1), e.g. 0.15");
+  Require(Fraction(c.trial_gain), "trial_gain must be in (0, 1), e.g. 0.05");
+  Require(c.trial_windows > 0, "trial_windows must be at least 1 (default 3)");
   Require(c.change_floor >= 0 && c.change_floor < 1, "change_floor must be in [0, 1), e.g. 0.01");
   Require(c.model_tolerance > 0 && std::isfinite(c.model_tolerance),
           "model_tolerance must be > 0, e.g. 0.5");
@@ -142,6 +145,7 @@ const char* ControllerStateName(ControllerState state) {
   switch (state) {
     case ControllerState::kStable: return "stable";
     case ControllerState::kAdapting: return "adapting";
+    case ControllerState::kTrying: return "trying";
     case ControllerState::kSettling: return "settling";
   }
   return "?";
@@ -188,6 +192,11 @@ std::string ToJson(const ControllerStats& s) {
     j += ", \"adopted_ma_bytes\": " + std::to_string(round.adopted_ma_bytes);
     j += ", \"decision\": " + JsonString(round.decision);
     j += ", \"reason\": " + JsonString(round.reason);
+    if (round.tried) {
+      j += ", \"trial\": {\"ma_bytes\": " + std::to_string(round.trial_ma_bytes) +
+           ", \"before\": " + JsonNumber(round.trial_before) +
+           ", \"after\": " + JsonNumber(round.trial_after) + "}";
+    }
     j += ", \"candidates\": [";
     for (size_t i = 0; i < round.candidates.size(); i++) {
       const CandidateStats& c = round.candidates[i];

@@ -81,6 +81,7 @@ class Tracker {
 
  private:
   enum class Phase { kRoundWarmup, kCandidateWarmup, kCandidateMeasure };
+  enum class TrialPhase { kBefore, kMoving, kSettling, kAfter };
 
   // Hit ratios of a window; L_e follows from them with the costs of the
   // moment, so a change of the measured costs alone starts no round.
@@ -110,6 +111,11 @@ class Tracker {
   void AbandonRound(const std::string& reason);
   void CloseRound();
   void EnterSettling();
+  void StartTrial(uint64_t ma_bytes);
+  void RestartTrialMeasure();
+  void OnTrialWindow(const EventTotals& w, uint64_t window_begin);
+  void AdvanceTrial();
+  void EndTrial();
 
   const ControllerConfig config_;
   const uint64_t memory_bytes_;
@@ -157,6 +163,16 @@ class Tracker {
   std::vector<uint64_t> stage_accesses_;  // accesses each stage measured
   std::optional<Measurement> current_measured_;
   uint32_t abandoned_in_row_ = 0;
+
+  // Trying: windows that begin at or after trial_measure_from_ count.
+  TrialPhase trial_phase_ = TrialPhase::kBefore;
+  uint64_t trial_from_ = 0;  // M_a before the trial
+  uint64_t trial_to_ = 0;
+  uint64_t trial_measure_from_ = 0;
+  uint32_t trial_windows_seen_ = 0;
+  double trial_busy_us_ = 0;
+  uint64_t trial_accesses_ = 0;
+  double trial_before_ = 0;  // busy thread us per access at trial_from_
 
   std::deque<RoundStats> history_;  // closed rounds, the most recent last
 };

@@ -474,5 +474,92 @@ TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
   }
 }
 
+// The model cannot rule out a candidate that predicts a small gain: it is
+// tried, and stays only if the engine measures it faster (less busy
+// thread time per access) than the current M_a.
+TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
+  // As above: C_a 5, C_k 250 of which 25 on a CPU, c_0 2, T 4, P 1. The
+  // current 8 MiB (candidate 0) predicts A 21; candidate 1 (128 MiB)
+  // 4 * (2 + 0.55 * 5 + 0.01 * 25) = 20, 5% better: below the gain
+  // threshold, within the trial band; the others 25.
+  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+  // At 128 MiB the engine runs faster than the model says: 3 us of CPU and
+  // 9 of run-queue wait per access instead of 5.25 and 13.5.
+  Harness::Timing faster = timing;
+  faster.cpu_ns = 3000;
+  faster.runnable_ns = 9000;
+  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
+  for (const bool candidate_is_faster : {true, false}) {
+    Harness h(MeasuringConfig());
+    h.sim.app_miss.assign(9, 0.6);
+    h.sim.kernel_miss.assign(9, 0.05);
+    h.sim.app_miss[0] = 0.6;
+    h.sim.kernel_miss[0] = 0.01;
+    h.sim.app_miss[1] = 0.55;
+    h.sim.kernel_miss[1] = 0.01;
+    h.timing = timing;
+    h.Start();
+    h.RunRound(ha, hk);
+    const RoundStats round = h.LastRound();
+    ASSERT_EQ(round.decision, "rejected") << round.reason;
+    EXPECT_NEAR(round.candidates[1].predicted_access_time, 20, 0.5);
+    ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
+    EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);  // measures the current M_a first
+    for (uint64_t n = 0; n < 20'000; n += Harness::kChunk) {
+      const bool at_candidate = h.tracker->app_bytes() == kM / 8;
+      h.timing = at_candidate && candidate_is_faster ? faster : timing;
+      h.Run(Harness::kChunk, ha, hk);
+    }
+    const RoundStats& r = h.LastRound();
+    ASSERT_TRUE(r.tried) << r.reason;
+    EXPECT_EQ(r.trial_ma_bytes, kM / 8);
+    EXPECT_NEAR(r.trial_before, 21, 0.5);  // 5.25 + 13.5 + 0.01 * 225
+    EXPECT_NE(h.tracker->state(), ControllerState::kTrying);
+    if (candidate_is_faster) {
+      EXPECT_NEAR(r.trial_after, 14.25, 0.5);
+      EXPECT_EQ(r.decision, "adopted") << r.reason;
+      EXPECT_EQ(r.adopted_ma_bytes, kM / 8);
+      EXPECT_EQ(h.tracker->app_bytes(), kM / 8);
+      EXPECT_NE(r.reason.find("kept"), std::string::npos) << r.reason;
+    } else {
+      EXPECT_NEAR(r.trial_after, 21, 0.5);
+      EXPECT_EQ(r.decision, "rejected") << r.reason;
+      EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+      EXPECT_NE(r.reason.find("reverted"), std::string::npos) << r.reason;
+    }
+  }
+}
+
+// Outside the band, with trials off, or without the process's times: no
+// trial, as the paper's Controller.
+TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
+  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
+  struct Case {
+    double band;
+    double candidate_app_miss;  // candidate 1's; A = 4 * (2.25 + 5 m)
+  };
+  // m = 0.55: A 20 (5% better; trials off); m = 0.8: A 25 (19% worse).
+  for (const Case& k : {Case{0, 0.55}, Case{0.15, 0.8}}) {
+    ControllerConfig c = MeasuringConfig();
+    c.trial_band = k.band;
+    Harness h(c);
+    h.sim.app_miss.assign(9, 0.9);
+    h.sim.kernel_miss.assign(9, 0.05);
+    h.sim.app_miss[0] = 0.6;
+    h.sim.kernel_miss[0] = 0.01;
+    h.sim.app_miss[1] = k.candidate_app_miss;
+    h.sim.kernel_miss[1] = 0.01;
+    h.timing = timing;
+    h.Start();
+    h.RunRound(ha, hk);
+    EXPECT_EQ(h.LastRound().decision, "rejected");
+    EXPECT_EQ(h.tracker->state(), ControllerState::kSettling) << k.band;
+    h.Run(10'000, ha, hk);
+    EXPECT_FALSE(h.LastRound().tried);
+    EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+  }
+}
+
 }  // namespace
 }  // namespace symbiosis

@@ -61,6 +61,8 @@ def test_json_has_every_config_with_its_numbers(small_run):
     (["--side-by-side", "--configs", "static-default,static-max"], "--side-by-side"),
     (["--repeats", "2"], "--repeats"),
     (["--side-by-side", "--repeats", "0"], "--repeats"),
+    (["--warmup", "3s"], "is not shorter than --duration"),
+    (["--warmup", "10x"], "'10x' is not a duration"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
@@ -195,6 +197,16 @@ def test_driver_rejects_a_bad_fraction_in_one_line(tiny_db, flag, value):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and flag in lines[0] and f"'{value}'" in lines[0], proc.stderr
+
+
+def test_driver_rejects_a_warmup_that_leaves_nothing_to_measure(tiny_db):
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "run", "--db", str(tiny_db), "--memory", "32MiB",
+                           "--config", "static-default", "--budget", "emulated",
+                           "--duration", "2s", "--warmup", "4s"], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--warmup" in lines[0] and "--duration" in lines[0], proc.stderr
 
 
 def test_driver_load_rejects_a_bad_alpha(tmp_path):

@@ -577,6 +577,11 @@ int Run(BenchEngine& engine, const Flags& flags) {
                                           [](const Phase& p) { return p.requests > 0; });
   if (c.duration_s == 0 && c.ops == 0 && !phases_counted) c.duration_s = 30;
   c.warmup_s = ParseSeconds(flags.Get("warmup", "0"), "--warmup");
+  if (c.duration_s > 0 && c.warmup_s >= c.duration_s) {
+    Fail(2, "--warmup " + flags.Get("warmup", "") + " is not shorter than --duration " +
+                flags.Get("duration", "") +
+                ", which includes it: nothing would be measured; lengthen --duration");
+  }
   c.interval_s = ParseSeconds(flags.Get("interval", "1"), "--interval");
   if (c.interval_s <= 0) Fail(2, "--interval must be positive");
   c.threads = static_cast<int>(ParseCount(flags.Get("threads", "4"), "--threads"));

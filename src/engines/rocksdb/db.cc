@@ -1,4 +1,5 @@
 #include <malloc.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/env.h>
 #include <rocksdb/listener.h>
 
@@ -170,12 +171,23 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     ::rocksdb::CompressedSecondaryCacheOptions secondary;
     secondary.capacity = memory_ - initial_app;
     secondary.compression_type = options_.secondary_compression;
+    // The cache is created whatever the type, and then fails every insert
+    // of a codec this build lacks: refuse it here, while it can be said.
+    const std::vector<::rocksdb::CompressionType> built = ::rocksdb::GetSupportedCompressions();
+    if (secondary.compression_type != ::rocksdb::kNoCompression &&
+        std::find(built.begin(), built.end(), secondary.compression_type) == built.end()) {
+      std::string name;
+      if (!::rocksdb::GetStringFromCompressionType(&name, secondary.compression_type).ok()) {
+        name = std::to_string(int{secondary.compression_type});
+      }
+      return ::rocksdb::Status::InvalidArgument(
+          "cannot create the compressed secondary cache: this RocksDB has no " + name +
+          " codec; set secondary_compression to kSnappyCompression or kLZ4Compression");
+    }
     std::shared_ptr<::rocksdb::SecondaryCache> real = ::rocksdb::NewCompressedSecondaryCache(secondary);
     if (real == nullptr) {
       return ::rocksdb::Status::InvalidArgument(
-          "cannot create RocksDB's compressed secondary cache (compression " +
-          std::to_string(int(options_.secondary_compression)) +
-          " unsupported?); choose secondary_compression = kSnappyCompression or kLZ4Compression");
+          "RocksDB could not create its compressed secondary cache; check secondary_compression");
     }
     secondary_ = std::make_shared<ObservingSecondaryCache>(std::move(real), &adapter_);
     lru.secondary_cache = secondary_;

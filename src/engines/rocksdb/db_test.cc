@@ -206,6 +206,9 @@ TEST_F(RocksDbTest, BadBudgetsAreOneLineErrors) {
   Options bad_config = EngineOptions(64 << 20, true);
   bad_config.budget.controller.gain_threshold = 2;
   cases.push_back({bad_config, "gain_threshold"});
+  Options windows_codec = EngineOptions(64 << 20, true);
+  windows_codec.budget.secondary_compression = ::rocksdb::kXpressCompression;
+  cases.push_back({windows_codec, "no kXpressCompression codec"});
   for (const Case& c : cases) {
     const ::rocksdb::Status s = Open(c.options, path, &db);
     EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
