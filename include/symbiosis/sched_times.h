@@ -33,6 +33,10 @@ SchedTimes SchedTimesSince(const SchedTimes& before, const SchedTimes& after);
 // around device reads, not around every cache hit.
 std::optional<SchedTimes> ThisThreadSchedTimes();
 
+// The calling thread's times since `start` (a ThisThreadSchedTimes of the
+// same thread); nullopt if `start` is nullopt or the times cannot be read.
+std::optional<SchedTimes> ThisThreadSchedTimesSince(const std::optional<SchedTimes>& start);
+
 // Where the engine plugins sample a read's scheduler times: the Controller
 // needs a sample of reads, not every read, and each site keeps its own
 // count per thread.

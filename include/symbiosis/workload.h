@@ -113,6 +113,10 @@ uint64_t ParseBytes(std::string_view text, std::string_view what);
 // is accepted (callers that need a positive count check). Throws
 // InputError naming `what`.
 uint64_t ParseCount(std::string_view text, std::string_view what);
+// Parses durations like "30s", "500ms", "250us", "2m", "2min", "45" (a
+// decimal number of seconds, no blanks). Negatives and garbage throw
+// InputError naming `what`; zero is accepted.
+double ParseSeconds(std::string_view text, std::string_view what);
 
 }  // namespace symbiosis
 

@@ -237,5 +237,8 @@ PYBIND11_MODULE(_native, m) {
   m.def("parse_count", [](const std::string& text, const std::string& what) {
     return ParseCount(text, what);
   });
+  m.def("parse_seconds", [](const std::string& text, const std::string& what) {
+    return ParseSeconds(text, what);
+  });
   m.def("workload_names", &WorkloadNames);
 }

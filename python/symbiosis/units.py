@@ -18,16 +18,7 @@ def parse_count(text: str, what: str) -> int:
 def parse_seconds(text: str, what: str) -> float:
     """Parses "30s", "500ms", "2m", "45" (seconds), as the drivers do;
     raises InputError naming `what`."""
-    units = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "m": 60.0, "min": 60.0}
-    number = text.rstrip("abcdefghijklmnopqrstuvwxyz")
-    unit = text[len(number):]
-    try:
-        value = float(number)
-    except ValueError:
-        value = -1.0
-    if unit not in units or not value >= 0:
-        raise _native.InputError(f"{what}: '{text}' is not a duration; use e.g. 30s, 500ms or 2m")
-    return value * units[unit]
+    return _native.parse_seconds(text, what)
 
 
 def format_bytes(n: float) -> str:

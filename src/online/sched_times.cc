@@ -73,6 +73,13 @@ std::optional<SchedTimes> ThisThreadSchedTimes() {
   return SchedTimes{*cpu, *wait};
 }
 
+std::optional<SchedTimes> ThisThreadSchedTimesSince(const std::optional<SchedTimes>& start) {
+  if (!start) return std::nullopt;
+  const std::optional<SchedTimes> end = ThisThreadSchedTimes();
+  if (!end) return std::nullopt;
+  return SchedTimesSince(*start, *end);
+}
+
 std::optional<SchedTimes> SampledThreadSchedTimes(SampleSite site) {
   thread_local uint32_t calls[2] = {0, 0};
   if (++calls[static_cast<int>(site)] % SampleEvery(site) != 0) return std::nullopt;

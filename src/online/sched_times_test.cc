@@ -36,6 +36,16 @@ TEST(SchedTimesTest, SinceSubtractsAndClampsAtZero) {
   EXPECT_EQ(d.wait_ns, 0u);
 }
 
+TEST(SchedTimesTest, SinceAStartOfThisThread) {
+  EXPECT_FALSE(ThisThreadSchedTimesSince(std::nullopt));
+  const std::optional<SchedTimes> start = ThisThreadSchedTimes();
+  if (!start) GTEST_SKIP() << "this kernel has no schedstat (/proc/thread-self/schedstat)";
+  SpinCpu(std::chrono::milliseconds(30));
+  const std::optional<SchedTimes> d = ThisThreadSchedTimesSince(start);
+  ASSERT_TRUE(d);
+  EXPECT_GE(d->cpu_ns, 20'000'000u);
+}
+
 TEST(SchedTimesTest, ThreadCpuTimeGrowsWhenSpinningNotWhenSleeping) {
   const std::optional<SchedTimes> a = ThisThreadSchedTimes();
   if (!a) GTEST_SKIP() << "this kernel has no schedstat (/proc/thread-self/schedstat)";

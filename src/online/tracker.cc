@@ -212,6 +212,15 @@ void Tracker::UpdateCosts(const EventTotals& w) {
   }
 }
 
+double Tracker::DeviceMisses(const EventTotals& w) {
+  return static_cast<double>(w.reads - std::min(w.reads, w.read_hits));
+}
+
+double Tracker::BusyThreadUs(const EventTotals& w) const {
+  const double miss_wait = std::max(0.0, costs_.kernel_miss - costs_.kernel_miss_cpu);
+  return (w.process_cpu_ns + w.process_runnable_ns) / 1e3 + DeviceMisses(w) * miss_wait;
+}
+
 // The load A needs, from a window's process times (cost_model.h): T is
 // the threads busy on average, on a CPU, runnable, or waiting for the
 // device (the window's device reads times C_k - C_k_cpu); c_0 is the CPU
@@ -223,15 +232,12 @@ void Tracker::UpdateCpuLoad(const EventTotals& w) {
       w.process_cpu_ns == 0 || w.cpus == 0) {
     return;
   }
-  const double wall_us = w.wall_ns / 1e3;
   const double cpu_us = w.process_cpu_ns / 1e3;
-  const double device_misses = static_cast<double>(w.reads - std::min(w.reads, w.read_hits));
-  const double miss_wait = std::max(0.0, costs_.kernel_miss - costs_.kernel_miss_cpu);
   CpuLoad sample;
   sample.cpus = w.cpus;
-  sample.threads = (cpu_us + w.process_runnable_ns / 1e3 + device_misses * miss_wait) / wall_us;
+  sample.threads = BusyThreadUs(w) / (w.wall_ns / 1e3);
   sample.base_cpu = std::max(0.0, (cpu_us - w.reads * costs_.app_miss -
-                                   device_misses * costs_.kernel_miss_cpu) /
+                                   DeviceMisses(w) * costs_.kernel_miss_cpu) /
                                       w.accesses);
   if (!cpu_load_measured_) {
     cpu_load_ = sample;
@@ -520,9 +526,7 @@ void Tracker::AdvanceTrial() {
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
   if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
-  const double device_misses = static_cast<double>(w.reads - std::min(w.reads, w.read_hits));
-  trial_busy_us_ += (w.process_cpu_ns + w.process_runnable_ns) / 1e3 +
-                    device_misses * std::max(0.0, costs_.kernel_miss - costs_.kernel_miss_cpu);
+  trial_busy_us_ += BusyThreadUs(w);
   trial_accesses_ += w.accesses;
   if (++trial_windows_seen_ < config_.trial_windows) return;
   if (trial_phase_ == TrialPhase::kBefore) {

@@ -102,6 +102,11 @@ class Tracker {
   void EndWindow(const EventTotals& totals);
   void UpdateCosts(const EventTotals& window);
   void UpdateCpuLoad(const EventTotals& window);
+  // Reads the second tier missed in a window.
+  static double DeviceMisses(const EventTotals& window);
+  // The window's busy thread time in us: CPU, run-queue wait, and device
+  // reads x their wait (C_k - C_k_cpu); T x wall in cost_model.h's terms.
+  double BusyThreadUs(const EventTotals& window) const;
   void OnStableWindow(const Measurement& m);
   void OnRoundWindow(const Measurement& m);
   void StartRound(const std::string& trigger, bool rose);

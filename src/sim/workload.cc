@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <random>
@@ -820,6 +821,23 @@ uint64_t ParseCount(std::string_view text, std::string_view what) {
     throw InputError(prefix + "is not a whole number; use e.g. 5M, 200k or 1e6");
   }
   return q.value;
+}
+
+double ParseSeconds(std::string_view text, std::string_view what) {
+  const std::string copy(text);  // strtod needs the terminator
+  char* end = nullptr;
+  const double number = std::strtod(copy.c_str(), &end);
+  const std::string unit = end == nullptr ? "" : std::string(end);
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "us") scale = 1e-6;
+  else if (unit == "m" || unit == "min") scale = 60;
+  if (scale == 0 || !(number >= 0) || end == copy.c_str()) {
+    throw InputError(std::string(what) + ": '" + copy +
+                     "' is not a duration; use e.g. 30s, 500ms or 2m");
+  }
+  return number * scale;
 }
 
 }  // namespace symbiosis

@@ -336,6 +336,22 @@ TEST(ParsePhases, Errors) {
   }
 }
 
+TEST(ParseSeconds, AcceptsUnitsAndRejectsGarbage) {
+  EXPECT_DOUBLE_EQ(ParseSeconds("30s", "--x"), 30);
+  EXPECT_DOUBLE_EQ(ParseSeconds("45", "--x"), 45);
+  EXPECT_DOUBLE_EQ(ParseSeconds("500ms", "--x"), 0.5);
+  EXPECT_DOUBLE_EQ(ParseSeconds("250us", "--x"), 250e-6);
+  EXPECT_DOUBLE_EQ(ParseSeconds("2m", "--x"), 120);
+  EXPECT_DOUBLE_EQ(ParseSeconds("2min", "--x"), 120);
+  EXPECT_DOUBLE_EQ(ParseSeconds("0", "--x"), 0);
+  EXPECT_EQ(ErrorOf([] { ParseSeconds("10x", "--warmup"); }),
+            "--warmup: '10x' is not a duration; use e.g. 30s, 500ms or 2m");
+  for (const char* bad : {"", "s", "-1s", "1 s", "1h", "nan"}) {
+    EXPECT_NE(ErrorOf([&] { ParseSeconds(bad, "--x"); }).find("is not a duration"),
+              std::string::npos) << bad;
+  }
+}
+
 TEST(ParseBytes, Accepts) {
   const std::map<std::string, uint64_t> cases = {
       {"4096", 4096},

@@ -109,22 +109,6 @@ double ParseFraction(const std::string& text, const std::string& what, bool zero
   return f;
 }
 
-// "60s", "500ms", "2m", "90" (seconds).
-double ParseSeconds(const std::string& text, const std::string& what) {
-  char* end = nullptr;
-  const double number = std::strtod(text.c_str(), &end);
-  const std::string unit = end == nullptr ? "" : std::string(end);
-  double scale = 0;
-  if (unit.empty() || unit == "s") scale = 1;
-  else if (unit == "ms") scale = 1e-3;
-  else if (unit == "us") scale = 1e-6;
-  else if (unit == "m" || unit == "min") scale = 60;
-  if (scale == 0 || !(number >= 0) || end == text.c_str()) {
-    throw InputError(what + ": '" + text + "' is not a duration; use e.g. 30s, 500ms or 2m");
-  }
-  return number * scale;
-}
-
 // --- the layout file ---------------------------------------------------------
 
 struct Layout {

@@ -44,12 +44,8 @@ BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
   tag.disk_size = static_cast<uint32_t>(read.length - kBlockTrailer);
   tag.tracked = true;
   const uint64_t miss_ns = SteadyNowNs() - read.start_ns;
-  std::optional<SchedTimes> sched;
-  if (read.sched_start && controller_ != nullptr) {
-    if (const std::optional<SchedTimes> end = ThisThreadSchedTimes()) {
-      sched = SchedTimesSince(*read.sched_start, *end);
-    }
-  }
+  const std::optional<SchedTimes> sched =
+      controller_ != nullptr ? ThisThreadSchedTimesSince(read.sched_start) : std::nullopt;
   auto mine = counts_.Mine();
   mine.Add(&Counters::lookups, 1);
   mine.Add(&Counters::reads, 1);

@@ -133,12 +133,7 @@ void Adapter::OnInsert(std::string_view key, size_t charge) {
   mine.Add(&Counters::second_tier_hits, state.second_tier_hit);
   mine.Add(&Counters::miss_ns, miss_ns);
   if (controller_ == nullptr) return;
-  std::optional<SchedTimes> sched;
-  if (state.sched_start) {
-    if (const std::optional<SchedTimes> end = ThisThreadSchedTimes()) {
-      sched = SchedTimesSince(*state.sched_start, *end);
-    }
-  }
+  const std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(state.sched_start);
   const Block block{state.file_id, state.offset, static_cast<uint32_t>(disk),
                     static_cast<uint32_t>(charge)};
   controller_->RecordAppAccess(block, false);
