@@ -80,9 +80,11 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.candidates >= 2, "candidates must be at least 2 (M_a = 0 and M_a = M)");
   Require(Fraction(c.change_threshold), "change_threshold must be in (0, 1), e.g. 0.1");
   Require(Fraction(c.gain_threshold), "gain_threshold must be in (0, 1), e.g. 0.1");
-  Require(c.trial_band >= 0 && c.trial_band < 1, "trial_band must be in [0, 1), e.g. 0.15");
+  Require(c.trial_band >= 0 && c.trial_band < 1, "trial_band must be in [0, 1), e.g. 0.2");
   Require(Fraction(c.trial_gain), "trial_gain must be in (0, 1), e.g. 0.05");
   Require(c.trial_windows > 0, "trial_windows must be at least 1 (default 3)");
+  Require(c.max_trials > 0, "max_trials must be at least 1 (default 2); trial_band = 0 turns "
+                            "trials off");
   Require(c.change_floor >= 0 && c.change_floor < 1, "change_floor must be in [0, 1), e.g. 0.01");
   Require(c.model_tolerance > 0 && std::isfinite(c.model_tolerance),
           "model_tolerance must be > 0, e.g. 0.5");
@@ -192,11 +194,15 @@ std::string ToJson(const ControllerStats& s) {
     j += ", \"adopted_ma_bytes\": " + std::to_string(round.adopted_ma_bytes);
     j += ", \"decision\": " + JsonString(round.decision);
     j += ", \"reason\": " + JsonString(round.reason);
-    if (round.tried) {
-      j += ", \"trial\": {\"ma_bytes\": " + std::to_string(round.trial_ma_bytes) +
-           ", \"before\": " + JsonNumber(round.trial_before) +
-           ", \"after\": " + JsonNumber(round.trial_after) + "}";
+    j += ", \"trials\": [";
+    for (size_t i = 0; i < round.trials.size(); i++) {
+      const TrialStats& t = round.trials[i];
+      j += i ? ", {" : "{";
+      j += "\"ma_bytes\": " + std::to_string(t.ma_bytes) +
+           ", \"before\": " + JsonNumber(t.before) + ", \"after\": " + JsonNumber(t.after) +
+           ", \"kept\": " + JsonBool(t.kept) + "}";
     }
+    j += "]";
     j += ", \"candidates\": [";
     for (size_t i = 0; i < round.candidates.size(); i++) {
       const CandidateStats& c = round.candidates[i];

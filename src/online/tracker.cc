@@ -439,7 +439,7 @@ void Tracker::FinishRound() {
   }
   const CandidateStats& winner = round_.candidates[best];
   const std::string score = cpu_load_measured_ ? "A" : "L_e";
-  std::optional<uint64_t> trial;
+  std::vector<uint64_t> trials;
   if (!current.valid) {
     round_.reason = Format("too few sampled accesses for the current M_a (%.0f < %.0f): "
                            "too little of the workload falls in the sample",
@@ -456,20 +456,7 @@ void Tracker::FinishRound() {
                            100 * config_.gain_threshold) +
                     score + Format(" %.3g against %.3g now", Score(winner), Score(current)) +
                     " (M_a " + MiB(winner.ma_bytes) + ")";
-    // The model cannot rule out the best other candidate: try it.
-    size_t other = current_index_;
-    for (size_t i = 0; i < round_.candidates.size(); i++) {
-      const CandidateStats& c = round_.candidates[i];
-      if (i != current_index_ && c.valid &&
-          (other == current_index_ || Score(c) < Score(round_.candidates[other]))) {
-        other = i;
-      }
-    }
-    if (cpu_load_measured_ && config_.trial_band > 0 && other != current_index_ &&
-        round_.candidates[other].ma_bytes != target_ &&
-        Score(round_.candidates[other]) <= (1 + config_.trial_band) * Score(current)) {
-      trial = round_.candidates[other].ma_bytes;
-    }
+    if (cpu_load_measured_ && config_.trial_band > 0) trials = TrialCandidates(current);
   } else {
     round_.decision = "adopted";
     round_.adopted_ma_bytes = winner.ma_bytes;
@@ -480,27 +467,57 @@ void Tracker::FinishRound() {
   }
   abandoned_in_row_ = 0;
   CloseRound();
-  if (trial) {
-    StartTrial(*trial);
+  if (!trials.empty()) {
+    StartTrial(std::move(trials));
   } else {
     EnterSettling();
   }
 }
 
+// The candidates the model cannot rule out: valid, another M_a, and a
+// score within the trial band of the current one's. The model's error is
+// largest for those that save device reads: a device read costs more than
+// its per-event price (the reclaim, page-cache LRU work and interrupts
+// around it slow the hits too), so they go first, and at most max_trials.
+std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current) const {
+  auto device_reads = [](const CandidateStats& c) {
+    return (1 - c.hit_app) * (1 - c.hit_kernel);
+  };
+  std::vector<const CandidateStats*> band;
+  for (const CandidateStats& c : round_.candidates) {
+    if (c.valid && c.ma_bytes != target_ &&
+        Score(c) <= (1 + config_.trial_band) * Score(current)) {
+      band.push_back(&c);
+    }
+  }
+  std::stable_sort(band.begin(), band.end(), [&](const CandidateStats* a, const CandidateStats* b) {
+    if (device_reads(*a) != device_reads(*b)) return device_reads(*a) < device_reads(*b);
+    return Score(*a) < Score(*b);
+  });
+  std::vector<uint64_t> trials;
+  for (size_t i = 0; i < band.size() && i < config_.max_trials; i++) {
+    trials.push_back(band[i]->ma_bytes);
+  }
+  return trials;
+}
+
 // A trial measures what the model predicts from per-event costs: the busy
 // thread time per access (CPU, run-queue wait, device wait; T / X in
-// cost_model.h's terms) at the current M_a, then at the candidate's once
+// cost_model.h's terms) at the current M_a, then at each candidate's once
 // its caches settled. The costs are per event and measured in the current
 // state, but device reads also slow the page-cache hits and the CPU work
 // around them (interrupts, reclaim, the LRU): in LevelDB's uniform cell at
 // 0.4 a run with no block cache served every read from the page cache at
 // 4.4 us of CPU per access, where the costs measured at 8 MiB predicted
-// 12.4 (bench/leveldb.md section 7). The trial is run once per round,
-// without simulating; the workload is assumed steady for its length.
-void Tracker::StartTrial(uint64_t ma_bytes) {
+// 12.4 (bench/leveldb.md section 7). A candidate measured slower is left
+// for the next one directly; the current M_a's measure stands for all.
+// The trials run after a round, without simulating; the workload is
+// assumed steady for their length.
+void Tracker::StartTrial(std::vector<uint64_t> candidates) {
   state_ = ControllerState::kTrying;
   trial_from_ = target_;
-  trial_to_ = ma_bytes;
+  trial_queue_ = std::move(candidates);
+  trial_next_ = 0;
   trial_phase_ = TrialPhase::kBefore;
   RestartTrialMeasure();
 }
@@ -523,6 +540,11 @@ void Tracker::AdvanceTrial() {
   }
 }
 
+void Tracker::MoveToNextTrial() {
+  trial_phase_ = TrialPhase::kMoving;
+  SetTarget(trial_queue_[trial_next_]);
+}
+
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
   if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
@@ -531,27 +553,29 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (++trial_windows_seen_ < config_.trial_windows) return;
   if (trial_phase_ == TrialPhase::kBefore) {
     trial_before_ = trial_busy_us_ / trial_accesses_;
-    trial_phase_ = TrialPhase::kMoving;
-    SetTarget(trial_to_);
+    MoveToNextTrial();
     return;
   }
   EndTrial();
 }
 
 void Tracker::EndTrial() {
-  const double after = trial_busy_us_ / trial_accesses_;
-  const bool keep = after <= (1 - config_.trial_gain) * trial_before_;
+  TrialStats t;
+  t.ma_bytes = trial_queue_[trial_next_++];
+  t.before = trial_before_;
+  t.after = trial_busy_us_ / trial_accesses_;
+  t.kept = t.after <= (1 - config_.trial_gain) * trial_before_;
   RoundStats& round = history_.back();
-  round.tried = true;
-  round.trial_ma_bytes = trial_to_;
-  round.trial_before = trial_before_;
-  round.trial_after = after;
-  round.reason += "; tried M_a " + MiB(trial_to_) +
-                  Format(": %.3g us of thread time per access against %.3g", after, trial_before_) +
-                  (keep ? ", kept" : ", reverted");
-  if (keep) {
+  round.trials.push_back(t);
+  round.reason += "; tried M_a " + MiB(t.ma_bytes) +
+                  Format(": %.3g us of thread time per access against %.3g", t.after, t.before) +
+                  (t.kept ? ", kept" : ", reverted");
+  if (t.kept) {
     round.decision = "adopted";
-    round.adopted_ma_bytes = trial_to_;
+    round.adopted_ma_bytes = t.ma_bytes;
+  } else if (trial_next_ < trial_queue_.size()) {
+    MoveToNextTrial();
+    return;
   } else {
     SetTarget(trial_from_);
   }

@@ -116,7 +116,9 @@ class Tracker {
   void AbandonRound(const std::string& reason);
   void CloseRound();
   void EnterSettling();
-  void StartTrial(uint64_t ma_bytes);
+  std::vector<uint64_t> TrialCandidates(const CandidateStats& current) const;
+  void StartTrial(std::vector<uint64_t> candidates);
+  void MoveToNextTrial();
   void RestartTrialMeasure();
   void OnTrialWindow(const EventTotals& w, uint64_t window_begin);
   void AdvanceTrial();
@@ -171,8 +173,9 @@ class Tracker {
 
   // Trying: windows that begin at or after trial_measure_from_ count.
   TrialPhase trial_phase_ = TrialPhase::kBefore;
-  uint64_t trial_from_ = 0;  // M_a before the trial
-  uint64_t trial_to_ = 0;
+  uint64_t trial_from_ = 0;             // M_a the round kept
+  std::vector<uint64_t> trial_queue_;  // the candidates, in order
+  size_t trial_next_ = 0;              // the one being tried
   uint64_t trial_measure_from_ = 0;
   uint32_t trial_windows_seen_ = 0;
   double trial_busy_us_ = 0;

@@ -335,7 +335,6 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   request.static_app_bytes = StaticAppBytes(c.name, c.memory, engine.default_app_bytes());
   request.device_latency_ns = c.device_latency_ns;
   request.app_cache_overhead = c.app_cache_overhead;
-  const bool adaptive = !request.static_app_bytes.has_value();
   std::string error;
   std::unique_ptr<BenchDb> db = engine.Open(request, &error);
   if (!db) {
