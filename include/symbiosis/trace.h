@@ -1,5 +1,7 @@
 // Trace readers: libCacheSim oracleGeneral binary, CSV with a column map,
-// and plain text with one key per line.
+// plain text with one key per line, and RocksDB's human-readable block
+// cache trace. Readers stream: a trace of any length is read through a
+// buffer of about a MiB ("-" reads standard input, e.g. from zstd -dc).
 //
 // Formats:
 //   oracleGeneral  packed little-endian 24-byte records: uint32 clock_time,
@@ -13,6 +15,9 @@
 //                  are unsigned 64-bit decimals; string keys (key_type=string)
 //                  are hashed to 64 bits.
 //   txt            one unsigned 64-bit decimal key per line; size is 0.
+//   rocksdb        block_cache_trace_analyzer's human-readable trace: no
+//                  header, 21 comma-separated fields per access; the key is
+//                  field 2 (block id), the size field 4 (block size).
 // In csv and txt, lines that are empty or only blanks are skipped and are
 // not records; "\r\n" line ends and a missing final newline are accepted.
 //
@@ -25,6 +30,7 @@
 #define SYMBIOSIS_TRACE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,7 +42,7 @@ struct TraceRecord {
   uint32_t size = 0;  // bytes; 0 when the format has no size
 };
 
-enum class TraceFormat { kOracleGeneral, kCsv, kText };
+enum class TraceFormat { kOracleGeneral, kCsv, kText, kRocksDbBlockCache };
 
 struct CsvColumns {
   uint32_t key = 1;    // 1-based column numbers; 0 = absent
@@ -52,7 +58,8 @@ struct TraceOptions {
   uint64_t max_records = 0;  // 0 = all
 };
 
-// "oracleGeneral" (or "oracle"), "csv", "txt" (or "text"), any case.
+// "oracleGeneral" (or "oracle"), "csv", "txt" (or "text"), "rocksdb", any
+// case.
 // Throws InputError.
 TraceFormat ParseTraceFormat(std::string_view name);
 
@@ -68,8 +75,33 @@ TraceFormat ParseTraceFormat(std::string_view name);
 // Example: "key=5,size=4,delimiter=comma,header=1". Throws InputError.
 CsvColumns ParseCsvColumns(std::string_view text);
 
-// Reads the whole trace (the first max_records if set). Throws InputError
-// (missing file, empty trace, truncated record, bad field).
+// Reads a trace record by record (the first max_records if set). Every
+// call may throw InputError: a missing file, an empty trace (at the first
+// Next), a truncated record or a bad field.
+class TraceReader {
+ public:
+  TraceReader(const std::string& path, const TraceOptions& options);
+  ~TraceReader();
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  // The next record; false at the end of the trace.
+  bool Next(TraceRecord* record);
+  // Replaces *records with up to `max` next records; returns how many (0
+  // at the end).
+  size_t Read(size_t max, std::vector<TraceRecord>* records);
+
+  uint64_t records() const;         // returned so far
+  uint64_t bytes_consumed() const;  // of the file, for progress
+  uint64_t file_bytes() const;      // 0 when unknown (a pipe)
+
+ private:
+  class Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+// The whole trace in memory (the first max_records if set), for traces
+// that fit. Throws InputError as TraceReader.
 std::vector<TraceRecord> ReadTrace(const std::string& path,
                                    const TraceOptions& options);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -13,8 +14,11 @@
 #include "symbiosis/kernel_cache.h"
 #include "symbiosis/kernel_model_study.h"
 #include "symbiosis/layout.h"
+#include "symbiosis/mrc.h"
+#include "symbiosis/progress.h"
 #include "symbiosis/replay.h"
 #include "symbiosis/trace.h"
+#include "symbiosis/trace_mrc.h"
 #include "symbiosis/two_level_study.h"
 #include "symbiosis/workload.h"
 
@@ -181,6 +185,63 @@ py::dict Replay(const BlockTrace& trace, uint64_t memory_bytes, double ca, doubl
   return d;
 }
 
+py::dict Mrc(const std::string& path, const std::string& format, const std::string& columns,
+             uint64_t max_records, const std::string& algorithm, bool bytes,
+             const std::vector<uint64_t>& sizes, size_t points, double rate, uint64_t max_keys,
+             uint32_t k, double k_exponent, uint32_t pool_size, bool with_replacement,
+             uint64_t seed, bool progress) {
+  TraceOptions trace;
+  trace.format = ParseTraceFormat(format);
+  if (!columns.empty()) trace.csv = ParseCsvColumns(columns);
+  trace.max_records = max_records;
+  TraceMrcOptions o;
+  o.algorithm = ParseMrcAlgorithm(algorithm);
+  o.unit = bytes ? CacheUnit::kBytes : CacheUnit::kObjects;
+  o.sizes = sizes;
+  o.points = points;
+  o.rate = rate;
+  o.max_keys = max_keys;
+  o.k = k;
+  o.k_exponent = k_exponent;
+  o.pool_size = pool_size;
+  o.with_replacement = with_replacement;
+  o.seed = seed;
+  TraceMrcResult r;
+  {
+    py::gil_scoped_release release;
+    // One bar per pass, over the file's bytes (records when it is a pipe).
+    std::unique_ptr<Progress> bar;
+    int bar_pass = 0;
+    uint64_t shown = 0;
+    r = TraceMrc(path, trace, o, [&](uint64_t done, uint64_t total, int pass, int passes) {
+      if (!progress) return;
+      if (pass != bar_pass) {
+        bar.reset();
+        const std::string label = passes > 1 ? "pass " + std::to_string(pass) + "/" +
+                                                   std::to_string(passes)
+                                             : algorithm;
+        bar = std::make_unique<Progress>(label, total, total > 0);
+        bar_pass = pass;
+        shown = 0;
+      }
+      bar->Advance(done - shown);
+      shown = done;
+    });
+  }
+  py::dict d;
+  d["algorithm"] = algorithm;
+  d["unit"] = bytes ? "bytes" : "objects";
+  d["sizes"] = r.curve.sizes;
+  d["miss_ratios"] = r.curve.miss_ratios;
+  if (bytes) d["byte_miss_ratios"] = r.curve.byte_miss_ratios;
+  d["requests"] = r.curve.requests;
+  d["sampled_requests"] = r.curve.sampled_requests;
+  d["working_set"] = r.working_set;
+  d["memory_bytes"] = r.memory_bytes;
+  d["seconds"] = r.seconds;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -230,6 +291,14 @@ PYBIND11_MODULE(_native, m) {
         "Run the online Controller over a trace, with the engine's hits and misses "
         "from the simulator's models: its rounds (ToJson of its stats), "
         "final_ma_bytes, mean_latency and a timeline of L_e and M_a.");
+  m.def("mrc", &Mrc, py::arg("path"), py::arg("format"), py::arg("columns"),
+        py::arg("max_records"), py::arg("algorithm"), py::arg("bytes"), py::arg("sizes"),
+        py::arg("points"), py::arg("rate"), py::arg("max_keys"), py::arg("k"),
+        py::arg("k_exponent"), py::arg("pool_size"), py::arg("with_replacement"),
+        py::arg("seed"), py::arg("progress"),
+        "The miss-ratio curve of a trace file (see trace_mrc.h): a dict with sizes, "
+        "miss_ratios (byte_miss_ratios in bytes mode), requests, sampled_requests, "
+        "working_set, memory_bytes and seconds.");
   m.def("kernel_model_names", &KernelStudyModels);
   m.def("parse_bytes", [](const std::string& text, const std::string& what) {
     return ParseBytes(text, what);

@@ -778,6 +778,9 @@ def build_parser() -> argparse.ArgumentParser:
         one.set_defaults(func=_bench)
     bench.set_defaults(func=lambda args: bench.error("give an engine: leveldb or rocksdb"))
 
+    from symbiosis.mrc import add_mrc_parser
+    add_mrc_parser(sub)
+
     fig = sub.add_parser(
         "figures", help="regenerate the documentation figures (paper Fig. 4, 5, 7 and ours)",
         description="Runs the studies behind docs/figures and writes a PNG and a JSON each.")
@@ -797,7 +800,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.error("give a command: sim, replay, kernel-models, bench or figures (see --help)")
+        parser.error("give a command: sim, replay, kernel-models, bench, mrc or figures (see --help)")
     prog = f"symbiosis {args.command}"  # as argparse words the subcommand's errors
     try:
         return args.func(args)

@@ -1,7 +1,6 @@
 #include "symbiosis/trace.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 
@@ -29,72 +29,6 @@ namespace {
 constexpr size_t kOracleRecordBytes = 24;
 static_assert(std::endian::native == std::endian::little,
               "oracleGeneral records are decoded with memcpy");
-
-// A whole trace file as one contiguous read-only byte range: mmap for
-// regular files (fast, no copy), read() into memory for pipes and devices.
-class FileBytes {
- public:
-  explicit FileBytes(const std::string& path) : path_(path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) Fail("cannot open: " + std::string(std::strerror(errno)));
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      ::close(fd);
-      Fail("cannot stat: " + std::string(std::strerror(errno)));
-    }
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      Fail("is a directory; give a trace file");
-    }
-    if (S_ISREG(st.st_mode)) {
-      size_ = static_cast<size_t>(st.st_size);
-      if (size_ > 0) {
-        void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-          ::close(fd);
-          Fail("cannot map: " + std::string(std::strerror(errno)));
-        }
-        ::madvise(p, size_, MADV_SEQUENTIAL);
-        mapped_ = static_cast<const char*>(p);
-      }
-    } else {
-      ReadAll(fd);
-    }
-    ::close(fd);
-  }
-  ~FileBytes() {
-    if (mapped_ != nullptr) ::munmap(const_cast<char*>(mapped_), size_);
-  }
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
-
-  const char* data() const { return mapped_ != nullptr ? mapped_ : copy_.data(); }
-  size_t size() const { return size_; }
-
- private:
-  [[noreturn]] void Fail(const std::string& reason) {
-    throw InputError(path_ + ": " + reason);
-  }
-  void ReadAll(int fd) {
-    char buffer[1 << 16];
-    for (;;) {
-      ssize_t n = ::read(fd, buffer, sizeof(buffer));
-      if (n == 0) break;
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        ::close(fd);
-        Fail("read failed: " + std::string(std::strerror(errno)));
-      }
-      copy_.append(buffer, static_cast<size_t>(n));
-    }
-    size_ = copy_.size();
-  }
-
-  std::string path_;
-  const char* mapped_ = nullptr;
-  std::string copy_;
-  size_t size_ = 0;
-};
 
 [[noreturn]] void ThrowNoRecords(const std::string& path) {
   throw InputError(path + ": the trace holds no records; check the path and "
@@ -155,98 +89,6 @@ uint64_t HashString(std::string_view s) {
   return h;
 }
 
-// Walks the lines of a text file; counts lines (for messages) and skips
-// lines that are empty or only blanks.
-class LineCursor {
- public:
-  LineCursor(const char* data, size_t size) : p_(data), end_(data + size) {}
-
-  // Sets *line to the next non-blank line, without its end of line.
-  bool NextNonBlank(std::string_view* line) {
-    while (p_ < end_) {
-      const char* eol = static_cast<const char*>(
-          std::memchr(p_, '\n', static_cast<size_t>(end_ - p_)));
-      if (eol == nullptr) eol = end_;
-      std::string_view raw(p_, static_cast<size_t>(eol - p_));
-      p_ = eol < end_ ? eol + 1 : end_;
-      line_number_++;
-      if (!Trim(raw).empty()) {
-        *line = raw;
-        return true;
-      }
-    }
-    return false;
-  }
-  uint64_t line_number() const { return line_number_; }
-
- private:
-  const char* p_;
-  const char* end_;
-  uint64_t line_number_ = 0;
-};
-
-uint64_t RecordLimit(const TraceOptions& options) {
-  return options.max_records == 0 ? std::numeric_limits<uint64_t>::max()
-                                  : options.max_records;
-}
-
-std::vector<TraceRecord> ReadOracleGeneral(const std::string& path,
-                                           const FileBytes& file,
-                                           uint64_t limit) {
-  if (file.size() == 0) ThrowNoRecords(path);
-  uint64_t whole = file.size() / kOracleRecordBytes;
-  if (file.size() % kOracleRecordBytes != 0) {
-    throw InputError(path + ": record " + std::to_string(whole + 1) +
-                     " is truncated (file size " + std::to_string(file.size()) +
-                     " is not a multiple of 24 bytes); the file is cut short "
-                     "or is not oracleGeneral");
-  }
-  uint64_t n = std::min(whole, limit);
-  std::vector<TraceRecord> records(n);
-  const char* p = file.data();
-  for (uint64_t i = 0; i < n; i++, p += kOracleRecordBytes) {
-    uint64_t obj_id;
-    uint32_t obj_size;
-    int64_t next_access_vtime;
-    std::memcpy(&obj_id, p + 4, 8);
-    std::memcpy(&obj_size, p + 12, 4);
-    std::memcpy(&next_access_vtime, p + 16, 8);
-    // A next access lies in the future (vtime 1-based as libCacheSim
-    // writes it, or 0-based) or is -1; anything else is corruption.
-    if (next_access_vtime != -1 &&
-        next_access_vtime <= static_cast<int64_t>(i)) {
-      throw InputError(path + ": record " + std::to_string(i + 1) +
-                       ": next_access_vtime " +
-                       std::to_string(next_access_vtime) +
-                       " is not in the future; the file is corrupt or is not "
-                       "oracleGeneral");
-    }
-    records[i] = TraceRecord{obj_id, obj_size};
-  }
-  return records;
-}
-
-std::vector<TraceRecord> ReadText(const std::string& path,
-                                  const FileBytes& file, uint64_t limit) {
-  std::vector<TraceRecord> records;
-  LineCursor cursor(file.data(), file.size());
-  std::string_view line;
-  while (records.size() < limit && cursor.NextNonBlank(&line)) {
-    std::string_view field = Trim(line);
-    uint64_t key;
-    if (!ParseUnsigned(field, std::numeric_limits<uint64_t>::max(), &key)) {
-      throw InputError(path + ": record " + std::to_string(records.size() + 1) +
-                       " (line " + std::to_string(cursor.line_number()) +
-                       "): " + Quote(field) +
-                       " is not a key (an unsigned 64-bit number); a text "
-                       "trace holds one numeric key per line");
-    }
-    records.push_back(TraceRecord{key, 0});
-  }
-  if (records.empty()) ThrowNoRecords(path);
-  return records;
-}
-
 // Splits `line` at `delimiter` into `fields`; returns the field count.
 size_t SplitFields(std::string_view line, char delimiter,
                    std::vector<std::string_view>* fields) {
@@ -265,61 +107,6 @@ std::string_view Unquote(std::string_view field) {
     return field.substr(1, field.size() - 2);
   }
   return field;
-}
-
-std::vector<TraceRecord> ReadCsv(const std::string& path, const FileBytes& file,
-                                 const CsvColumns& columns, uint64_t limit) {
-  if (columns.key == 0) {
-    throw InputError(path + ": the column map has no key column; give key=N");
-  }
-  const uint32_t needed = std::max(columns.key, columns.size);
-  std::vector<TraceRecord> records;
-  std::vector<std::string_view> fields;
-  LineCursor cursor(file.data(), file.size());
-  std::string_view line;
-  if (columns.has_header) cursor.NextNonBlank(&line);
-  while (records.size() < limit && cursor.NextNonBlank(&line)) {
-    const std::string where = path + ": record " +
-                              std::to_string(records.size() + 1) + " (line " +
-                              std::to_string(cursor.line_number()) + "): ";
-    size_t count = SplitFields(line, columns.delimiter, &fields);
-    if (count < needed) {
-      throw InputError(where + "has " + std::to_string(count) +
-                       " columns but the column map needs column " +
-                       std::to_string(needed) +
-                       "; check the column numbers and the delimiter");
-    }
-    TraceRecord record;
-    std::string_view key = Unquote(fields[columns.key - 1]);
-    if (!columns.key_is_numeric) {
-      if (key.empty()) {
-        throw InputError(where + "column " + std::to_string(columns.key) +
-                         " (key) is empty");
-      }
-      record.key = HashString(key);
-    } else if (!ParseUnsigned(key, std::numeric_limits<uint64_t>::max(),
-                              &record.key)) {
-      throw InputError(
-          where + "column " + std::to_string(columns.key) + " (key) is " +
-          Quote(key) + ", not a number" +
-          (records.empty() && !columns.has_header
-               ? "; if the first line is a header, set header=1"
-               : "; for string keys set key_type=string"));
-    }
-    if (columns.size != 0) {
-      std::string_view size = Unquote(fields[columns.size - 1]);
-      uint64_t value;
-      if (!ParseUnsigned(size, std::numeric_limits<uint32_t>::max(), &value)) {
-        throw InputError(where + "column " + std::to_string(columns.size) +
-                         " (size) is " + Quote(size) +
-                         ", not a number of bytes below 4 GiB");
-      }
-      record.size = static_cast<uint32_t>(value);
-    }
-    records.push_back(record);
-  }
-  if (records.empty()) ThrowNoRecords(path);
-  return records;
 }
 
 [[noreturn]] void ThrowBadColumns(std::string_view text,
@@ -367,8 +154,9 @@ TraceFormat ParseTraceFormat(std::string_view name) {
   }
   if (lower == "csv") return TraceFormat::kCsv;
   if (lower == "txt" || lower == "text") return TraceFormat::kText;
+  if (lower == "rocksdb") return TraceFormat::kRocksDbBlockCache;
   throw InputError("unknown trace format " + Quote(name) +
-                   "; use oracleGeneral, csv or txt");
+                   "; use oracleGeneral, csv, txt or rocksdb");
 }
 
 CsvColumns ParseCsvColumns(std::string_view text) {
@@ -432,19 +220,275 @@ CsvColumns ParseCsvColumns(std::string_view text) {
   return columns;
 }
 
-std::vector<TraceRecord> ReadTrace(const std::string& path,
-                                   const TraceOptions& options) {
-  FileBytes file(path);
-  uint64_t limit = RecordLimit(options);
-  switch (options.format) {
-    case TraceFormat::kOracleGeneral:
-      return ReadOracleGeneral(path, file, limit);
-    case TraceFormat::kCsv:
-      return ReadCsv(path, file, options.csv, limit);
-    case TraceFormat::kText:
-      return ReadText(path, file, limit);
+// Invariants: buffer_[begin_, end_) holds the bytes read from the file and
+// not yet consumed; consumed_ counts the bytes before begin_. A text line
+// or an oracleGeneral record never spans a refill: Fill() moves the
+// unconsumed tail to the front first, and grows the buffer for a line
+// longer than it.
+class TraceReader::Rep {
+ public:
+  Rep(const std::string& path, const TraceOptions& options)
+      : path_(path), options_(options), buffer_(kBufferBytes) {
+    if (options.format == TraceFormat::kCsv && options.csv.key == 0) {
+      throw InputError(path + ": the column map has no key column; give key=N");
+    }
+    if (path == "-") {
+      fd_ = STDIN_FILENO;
+      return;
+    }
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) Fail("cannot open: " + std::string(std::strerror(errno)));
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) Fail("cannot stat: " + std::string(std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) Fail("is a directory; give a trace file");
+    if (S_ISREG(st.st_mode)) {
+      file_bytes_ = static_cast<uint64_t>(st.st_size);
+      ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
   }
-  throw InputError(path + ": unknown trace format");
+  ~Rep() {
+    if (fd_ > STDIN_FILENO) ::close(fd_);
+  }
+
+  bool Next(TraceRecord* record) {
+    if (options_.max_records != 0 && records_ == options_.max_records) return false;
+    bool got = false;
+    switch (options_.format) {
+      case TraceFormat::kOracleGeneral:
+        got = NextOracle(record);
+        break;
+      case TraceFormat::kCsv:
+        got = NextCsv(options_.csv, record);
+        break;
+      case TraceFormat::kText:
+        got = NextText(record);
+        break;
+      case TraceFormat::kRocksDbBlockCache:
+        got = NextRocksDb(record);
+        break;
+    }
+    if (got) {
+      records_++;
+    } else if (records_ == 0) {
+      ThrowNoRecords(path_);
+    }
+    return got;
+  }
+
+  uint64_t records() const { return records_; }
+  uint64_t bytes_consumed() const { return consumed_; }
+  uint64_t file_bytes() const { return file_bytes_; }
+
+ private:
+  static constexpr size_t kBufferBytes = 1 << 20;
+
+  [[noreturn]] void Fail(const std::string& reason) const {
+    throw InputError(path_ + ": " + reason);
+  }
+
+  // Makes at least `want` unconsumed bytes available unless the file ends
+  // first; returns the bytes available.
+  size_t Fill(size_t want) {
+    while (end_ - begin_ < want && !eof_) {
+      if (begin_ > 0) {
+        std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+        end_ -= begin_;
+        begin_ = 0;
+      }
+      if (end_ == buffer_.size()) buffer_.resize(2 * buffer_.size());
+      const ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        Fail("read failed: " + std::string(std::strerror(errno)));
+      }
+      if (n == 0) eof_ = true;
+      end_ += static_cast<size_t>(n);
+    }
+    return end_ - begin_;
+  }
+
+  void Consume(size_t n) {
+    begin_ += n;
+    consumed_ += n;
+  }
+
+  // The next line that is not blank, without its end of line.
+  bool NextNonBlankLine(std::string_view* line) {
+    for (;;) {
+      size_t scanned = 0;  // bytes past begin_ known to hold no '\n'
+      const char* eol;
+      for (;;) {
+        eol = static_cast<const char*>(
+            std::memchr(buffer_.data() + begin_ + scanned, '\n', end_ - begin_ - scanned));
+        if (eol != nullptr || eof_) break;
+        scanned = end_ - begin_;
+        Fill(scanned + 1);
+      }
+      const char* start = buffer_.data() + begin_;
+      const size_t length = eol != nullptr ? static_cast<size_t>(eol - start) : end_ - begin_;
+      if (eol == nullptr && length == 0) return false;
+      Consume(eol != nullptr ? length + 1 : length);
+      line_number_++;
+      const std::string_view raw(start, length);
+      if (!Trim(raw).empty()) {
+        *line = raw;
+        return true;
+      }
+    }
+  }
+
+  std::string Where() const {
+    return path_ + ": record " + std::to_string(records_ + 1) + " (line " +
+           std::to_string(line_number_) + "): ";
+  }
+
+  bool NextOracle(TraceRecord* record) {
+    const size_t available = Fill(kOracleRecordBytes);
+    if (available == 0) return false;
+    if (available < kOracleRecordBytes) {
+      Fail("record " + std::to_string(records_ + 1) + " is truncated (the trace ends " +
+           std::to_string(consumed_ + available) +
+           " bytes in, not a multiple of 24 bytes); the file is cut short or is not "
+           "oracleGeneral");
+    }
+    const char* p = buffer_.data() + begin_;
+    int64_t next_access_vtime;
+    std::memcpy(&record->key, p + 4, 8);
+    std::memcpy(&record->size, p + 12, 4);
+    std::memcpy(&next_access_vtime, p + 16, 8);
+    // A next access lies in the future (vtime 1-based as libCacheSim
+    // writes it, or 0-based) or is -1; anything else is corruption.
+    if (next_access_vtime != -1 && next_access_vtime <= static_cast<int64_t>(records_)) {
+      Fail("record " + std::to_string(records_ + 1) + ": next_access_vtime " +
+           std::to_string(next_access_vtime) +
+           " is not in the future; the file is corrupt or is not oracleGeneral");
+    }
+    Consume(kOracleRecordBytes);
+    return true;
+  }
+
+  bool NextText(TraceRecord* record) {
+    std::string_view line;
+    if (!NextNonBlankLine(&line)) return false;
+    const std::string_view field = Trim(line);
+    if (!ParseUnsigned(field, std::numeric_limits<uint64_t>::max(), &record->key)) {
+      throw InputError(Where() + Quote(field) +
+                       " is not a key (an unsigned 64-bit number); a text trace holds one "
+                       "numeric key per line");
+    }
+    record->size = 0;
+    return true;
+  }
+
+  bool NextCsv(const CsvColumns& columns, TraceRecord* record) {
+    std::string_view line;
+    if (columns.has_header && !header_skipped_) {
+      header_skipped_ = true;
+      if (!NextNonBlankLine(&line)) return false;
+    }
+    if (!NextNonBlankLine(&line)) return false;
+    const uint32_t needed = std::max(columns.key, columns.size);
+    const size_t count = SplitFields(line, columns.delimiter, &fields_);
+    if (count < needed) {
+      throw InputError(Where() + "has " + std::to_string(count) +
+                       " columns but the column map needs column " + std::to_string(needed) +
+                       "; check the column numbers and the delimiter");
+    }
+    const std::string_view key = Unquote(fields_[columns.key - 1]);
+    if (!columns.key_is_numeric) {
+      if (key.empty()) {
+        throw InputError(Where() + "column " + std::to_string(columns.key) + " (key) is empty");
+      }
+      record->key = HashString(key);
+    } else if (!ParseUnsigned(key, std::numeric_limits<uint64_t>::max(), &record->key)) {
+      throw InputError(Where() + "column " + std::to_string(columns.key) + " (key) is " +
+                       Quote(key) + ", not a number" +
+                       (records_ == 0 && !columns.has_header
+                            ? "; if the first line is a header, set header=1"
+                            : "; for string keys set key_type=string"));
+    }
+    record->size = 0;
+    if (columns.size != 0) {
+      const std::string_view size = Unquote(fields_[columns.size - 1]);
+      uint64_t value;
+      if (!ParseUnsigned(size, std::numeric_limits<uint32_t>::max(), &value)) {
+        throw InputError(Where() + "column " + std::to_string(columns.size) + " (size) is " +
+                         Quote(size) + ", not a number of bytes below 4 GiB");
+      }
+      record->size = static_cast<uint32_t>(value);
+    }
+    return true;
+  }
+
+  // RocksDB's human-readable block cache trace (block_cache_trace_analyzer
+  // -human_readable_trace_file_path): no header, 21 comma-separated fields
+  // per access, of which the block id (2) is the key and the block size
+  // (4) the size; the block type (3) and the caller (9) are numbers.
+  bool NextRocksDb(TraceRecord* record) {
+    static constexpr size_t kFields = 21;
+    std::string_view line;
+    if (!NextNonBlankLine(&line)) return false;
+    const size_t count = SplitFields(line, ',', &fields_);
+    uint64_t ignored;
+    if (count < kFields || !ParseUnsigned(fields_[2], 255, &ignored) ||
+        !ParseUnsigned(fields_[8], 255, &ignored)) {
+      throw InputError(Where() + "has " + std::to_string(count) +
+                       " fields, not RocksDB's 21 (timestamp, block id, block type, block "
+                       "size, ...); give a trace written by block_cache_trace_analyzer "
+                       "-human_readable_trace_file_path, or read it as csv");
+    }
+    if (!ParseUnsigned(fields_[1], std::numeric_limits<uint64_t>::max(), &record->key)) {
+      throw InputError(Where() + "field 2 (block id) is " + Quote(fields_[1]) +
+                       ", not a number");
+    }
+    uint64_t size;
+    if (!ParseUnsigned(fields_[3], std::numeric_limits<uint32_t>::max(), &size)) {
+      throw InputError(Where() + "field 4 (block size) is " + Quote(fields_[3]) +
+                       ", not a number of bytes below 4 GiB");
+    }
+    record->size = static_cast<uint32_t>(size);
+    return true;
+  }
+
+  const std::string path_;
+  const TraceOptions options_;
+  int fd_ = -1;
+  std::vector<char> buffer_;
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  bool eof_ = false;
+  uint64_t consumed_ = 0;
+  uint64_t file_bytes_ = 0;
+  uint64_t records_ = 0;
+  uint64_t line_number_ = 0;
+  bool header_skipped_ = false;
+  std::vector<std::string_view> fields_;
+};
+
+TraceReader::TraceReader(const std::string& path, const TraceOptions& options)
+    : rep_(std::make_unique<Rep>(path, options)) {}
+
+TraceReader::~TraceReader() = default;
+
+bool TraceReader::Next(TraceRecord* record) { return rep_->Next(record); }
+
+size_t TraceReader::Read(size_t max, std::vector<TraceRecord>* records) {
+  records->clear();
+  TraceRecord r;
+  while (records->size() < max && rep_->Next(&r)) records->push_back(r);
+  return records->size();
+}
+
+uint64_t TraceReader::records() const { return rep_->records(); }
+uint64_t TraceReader::bytes_consumed() const { return rep_->bytes_consumed(); }
+uint64_t TraceReader::file_bytes() const { return rep_->file_bytes(); }
+
+std::vector<TraceRecord> ReadTrace(const std::string& path, const TraceOptions& options) {
+  TraceReader reader(path, options);
+  std::vector<TraceRecord> records;
+  TraceRecord r;
+  while (reader.Next(&r)) records.push_back(r);
+  return records;
 }
 
 void WriteOracleGeneral(const std::string& path,

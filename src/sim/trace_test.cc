@@ -262,6 +262,78 @@ TEST(ReadTrace, OracleGeneralErrors) {
   EXPECT_NE(e.find("record 2: next_access_vtime 1"), std::string::npos) << e;
 }
 
+// block_cache_trace_analyzer -human_readable_trace_file_path writes one
+// line per access with this printf layout (RocksDB 7.8,
+// trace_replay/block_cache_tracer.cc): timestamp, block id, block type,
+// block size, cf id, cf name, level, SST number, caller, no_insert, get
+// id, get key id, referenced data size, hit, key exists, keys in block,
+// table id, sequence number, block key size, referenced key size, offset.
+std::string RocksDbLine(uint64_t block_id, uint32_t type, uint64_t size) {
+  return "1574879811000000," + std::to_string(block_id) + "," + std::to_string(type) + "," +
+         std::to_string(size) + ",0,default,0,12,1,0,3,4,100,0,1,20,7,0,18,24,4096\n";
+}
+
+TEST(ReadTrace, RocksDbHumanReadableBlockCacheTrace) {
+  TempFile f(RocksDbLine(5, 9, 4096) + RocksDbLine(6, 7, 512) + RocksDbLine(5, 9, 4096));
+  TraceOptions options;
+  options.format = ParseTraceFormat("rocksdb");
+  const std::vector<TraceRecord> r = ReadTrace(f.path(), options);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(Keys(r), (std::vector<uint64_t>{5, 6, 5}));
+  EXPECT_EQ(r[0].size, 4096u);
+  EXPECT_EQ(r[1].size, 512u);
+
+  // A csv of another layout read as rocksdb: one line naming the layout.
+  TempFile other("version,time,op,size,lbn\n1,2,3,4,5\n");
+  const std::string e = ErrorOf([&] { ReadTrace(other.path(), options); });
+  EXPECT_NE(e.find("record 1 (line 1)"), std::string::npos) << e;
+  EXPECT_NE(e.find("21"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+// The reader streams through a buffer of about a MiB: records that span
+// refills, and a line longer than the buffer, read the same as whole.
+TEST(TraceReader, StreamsAcrossBufferRefills) {
+  std::string oracle, text;
+  std::vector<uint64_t> keys;
+  for (uint64_t i = 0; i < 100'000; i++) {  // 2.4 MB: three refills
+    const uint64_t key = (i * 7919) % 1000;
+    keys.push_back(key);
+    oracle += OracleRecord(static_cast<uint32_t>(i), key, 4096, -1);
+    text += std::to_string(key) + (i % 3 == 0 ? "\r\n" : "\n");
+  }
+  TempFile oracle_file(oracle), text_file(text);
+  TraceReader reader(oracle_file.path(), Oracle());
+  std::vector<TraceRecord> batch;
+  std::vector<uint64_t> read;
+  while (reader.Read(4096, &batch) > 0) {
+    for (const TraceRecord& r : batch) read.push_back(r.key);
+  }
+  EXPECT_EQ(read, keys);
+  EXPECT_EQ(reader.records(), keys.size());
+  EXPECT_EQ(reader.bytes_consumed(), oracle.size());
+  EXPECT_EQ(reader.file_bytes(), oracle.size());
+  EXPECT_EQ(Keys(ReadTrace(text_file.path(), Text())), keys);
+
+  // One csv line of 3 MB (a long string key) between two short ones.
+  TempFile long_line("1,a\n2," + std::string(3 << 20, 'x') + "\n3,b");
+  const std::vector<TraceRecord> r = ReadTrace(long_line.path(), Csv("key=1"));
+  EXPECT_EQ(Keys(r), (std::vector<uint64_t>{1, 2, 3}));
+}
+
+TEST(TraceReader, StopsAtMaxRecordsAndAfterTheEnd) {
+  TempFile f("1\n2\n3\n");
+  TraceOptions options = Text();
+  options.max_records = 2;
+  TraceReader reader(f.path(), options);
+  TraceRecord r;
+  ASSERT_TRUE(reader.Next(&r));
+  ASSERT_TRUE(reader.Next(&r));
+  EXPECT_EQ(r.key, 2u);
+  EXPECT_FALSE(reader.Next(&r));
+  EXPECT_FALSE(reader.Next(&r));
+}
+
 TEST(ReadTrace, SharedCloudPhysicsTracesAgree) {
   fs::path dir = testing::SharedTraceDir();
   if (dir.empty()) {

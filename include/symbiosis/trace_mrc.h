@@ -1,0 +1,61 @@
+// TraceMrc: the miss-ratio curve of a trace file by any MrcBuilder, as the
+// `symbiosis mrc` command runs it: the trace streams through the builder
+// once (twice for the K-LRU simulator without given sizes: a first pass
+// finds the working set the sizes are spread over).
+
+#ifndef SYMBIOSIS_TRACE_MRC_H_
+#define SYMBIOSIS_TRACE_MRC_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "symbiosis/mrc.h"
+#include "symbiosis/trace.h"
+
+namespace symbiosis {
+
+enum class MrcAlgorithm { kLru, kShards, kKrr, kKLruSim };
+
+// "lru", "shards", "krr", "klru-sim". Throws InputError.
+MrcAlgorithm ParseMrcAlgorithm(const std::string& name);
+
+struct TraceMrcOptions {
+  MrcAlgorithm algorithm = MrcAlgorithm::kLru;
+  CacheUnit unit = CacheUnit::kObjects;
+  // Capacities; empty: `points` spread evenly over the working set.
+  std::vector<uint64_t> sizes;
+  size_t points = 40;
+  double rate = 0;        // sampling rate; 0: 0.01 for shards, 1 for krr
+  uint64_t max_keys = 0;  // shards: fixed size
+  uint32_t k = 5;         // krr, klru-sim
+  double k_exponent = 1.4;     // krr
+  uint32_t pool_size = 0;      // klru-sim: Redis's eviction pool (16), 0: none
+  bool with_replacement = true;  // klru-sim
+  uint64_t seed = 1;
+};
+
+struct TraceMrcResult {
+  MissRatioCurve curve;
+  uint64_t working_set = 0;  // in the capacity unit; estimated when sampled
+  size_t memory_bytes = 0;   // the builder's, at the end
+  double seconds = 0;        // building the curve, trace reading included
+};
+
+// Called every few hundred thousand records with the bytes of the trace
+// read so far and its size (0 for a pipe), and the pass (1 or 2 of
+// `passes`).
+using TraceMrcProgress =
+    std::function<void(uint64_t bytes_read, uint64_t file_bytes, int pass, int passes)>;
+
+// Throws InputError: the trace's (see trace.h), bad options, sizes zero
+// or not ascending, sizes beyond the working set (by more than 10% when
+// it is estimated from a sample), or a bytes curve of a trace without
+// sizes.
+TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
+                        const TraceMrcOptions& options, const TraceMrcProgress& progress = {});
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_TRACE_MRC_H_

@@ -1,0 +1,322 @@
+"""Miss-ratio curves of traces: exact LRU, SHARDS, KRR (K-LRU) and a K-LRU
+simulator, computed natively (src/mrc/) while the trace streams through.
+
+Python API::
+
+    from symbiosis.mrc import miss_ratio_curve
+    c = miss_ratio_curve("cloudPhysicsIO.oracleGeneral.bin", algo="krr", k=5)
+    c.sizes, c.miss_ratios          # numpy arrays
+
+CLI: ``symbiosis mrc --trace FILE --algo krr --k 5 --plot mrc.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from symbiosis import _native
+from symbiosis.units import format_bytes, parse_bytes, parse_count
+
+ALGORITHMS = ("lru", "shards", "krr", "klru-sim")
+FORMATS = ("oracleGeneral", "csv", "txt", "rocksdb")
+
+
+@dataclass
+class MrcCurve:
+    """One miss-ratio curve: capacities (objects or bytes) and ratios."""
+
+    algorithm: str
+    unit: str  # "objects" or "bytes"
+    sizes: np.ndarray
+    miss_ratios: np.ndarray
+    byte_miss_ratios: Optional[np.ndarray]
+    requests: int
+    sampled_requests: int
+    working_set: int
+    memory_bytes: int
+    seconds: float
+    parameters: Dict[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        d = {
+            "algorithm": self.algorithm,
+            "unit": self.unit,
+            "parameters": self.parameters,
+            "sizes": [int(s) for s in self.sizes],
+            "miss_ratios": [float(m) for m in self.miss_ratios],
+        }
+        if self.byte_miss_ratios is not None:
+            d["byte_miss_ratios"] = [float(m) for m in self.byte_miss_ratios]
+        d.update(requests=self.requests, sampled_requests=self.sampled_requests,
+                 working_set=self.working_set, memory_bytes=self.memory_bytes,
+                 seconds=self.seconds)
+        return d
+
+
+def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str = "",
+                     algo: str = "lru", bytes: bool = False,
+                     sizes: Optional[Sequence[int]] = None, points: int = 40,
+                     rate: Optional[float] = None, max_keys: int = 0, k: int = 5,
+                     k_exponent: float = 1.4, pool: int = 0, with_replacement: bool = True,
+                     seed: int = 1, max_records: int = 0, progress: bool = False) -> MrcCurve:
+    """The miss-ratio curve of `trace` by `algo`.
+
+    Capacities count objects, or bytes with ``bytes=True`` (then the byte
+    miss ratio comes too). ``sizes`` gives them (ascending); otherwise
+    ``points`` sizes spread evenly over the working set. ``rate`` is the
+    spatial sampling rate (shards: default 0.01; krr: default 1, none);
+    ``max_keys`` makes SHARDS fixed-size. ``k`` is K-LRU's sample size,
+    ``k_exponent`` KRR's correction K' = K^k_exponent, ``pool`` the K-LRU
+    simulator's Redis eviction pool (16 in Redis; 0 none). Raises
+    ``_native.InputError`` with a one-line message for bad input.
+    """
+    if algo not in ALGORITHMS:
+        raise _native.InputError(f"unknown MRC algorithm '{algo}'; use {', '.join(ALGORITHMS)}")
+    if os.path.isdir(trace):
+        raise _native.InputError(f"{trace}: is a directory; give a trace file")
+    d = _native.mrc(trace, format, columns, max_records, algo, bytes,
+                    [int(s) for s in sizes] if sizes else [], points,
+                    rate if rate is not None else 0.0, max_keys, k, k_exponent, pool,
+                    with_replacement, seed, progress)
+    parameters: Dict[str, object] = {}
+    if algo in ("krr", "klru-sim"):
+        parameters["k"] = k
+    if algo == "krr":
+        parameters["k_exponent"] = k_exponent
+    if algo in ("shards", "krr"):
+        parameters["rate"] = rate if rate is not None else (0.01 if algo == "shards" else 1.0)
+    if algo == "shards" and max_keys:
+        parameters["max_keys"] = max_keys
+    if algo == "klru-sim":
+        parameters.update(pool=pool, with_replacement=with_replacement)
+    if algo != "lru":
+        parameters["seed"] = seed
+    return MrcCurve(
+        algorithm=algo, unit=d["unit"], sizes=np.asarray(d["sizes"], dtype=np.uint64),
+        miss_ratios=np.asarray(d["miss_ratios"]),
+        byte_miss_ratios=np.asarray(d["byte_miss_ratios"]) if "byte_miss_ratios" in d else None,
+        requests=d["requests"], sampled_requests=d["sampled_requests"],
+        working_set=d["working_set"], memory_bytes=d["memory_bytes"], seconds=d["seconds"],
+        parameters=parameters)
+
+
+def mean_absolute_error(a: MrcCurve, b: MrcCurve) -> float:
+    """Mean |difference| of the miss ratios of two curves at the same sizes."""
+    if len(a.sizes) != len(b.sizes) or np.any(a.sizes != b.sizes):
+        raise _native.InputError("the curves have different sizes; compare curves built at "
+                                 "the same sizes")
+    return float(np.mean(np.abs(a.miss_ratios - b.miss_ratios)))
+
+
+def _label(c: MrcCurve) -> str:
+    p = c.parameters
+    text = {"lru": "exact LRU", "shards": "SHARDS", "krr": "KRR", "klru-sim": "K-LRU simulator"}[
+        c.algorithm]
+    if "k" in p:
+        text += f", K={p['k']}"
+    if c.algorithm == "shards":
+        text += f", R={p['rate']:g}" + (f", {p['max_keys']} keys max" if "max_keys" in p else "")
+    if c.algorithm == "krr" and p.get("rate", 1) != 1:
+        text += f", R={p['rate']:g}"
+    if c.algorithm == "klru-sim" and p.get("pool"):
+        text += f", pool {p['pool']}"
+    return text
+
+
+def plot_mrc(curves: Sequence[MrcCurve], path: str, title: str) -> None:
+    """Miss ratio against cache size for each curve (and the byte miss ratio,
+    dashed, in bytes mode), on one figure."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bytes_mode = curves[0].unit == "bytes"
+    scale, unit = 1.0, "objects"
+    if bytes_mode:
+        top = float(max(int(c.sizes[-1]) for c in curves))
+        scale, unit = (float(1 << 30), "GiB") if top >= 4 * (1 << 30) else (float(1 << 20), "MiB")
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for c in curves:
+        x = c.sizes.astype(float) / scale
+        line, = ax.plot(x, c.miss_ratios, marker="o", ms=3, label=f"{_label(c)}: miss ratio")
+        if c.byte_miss_ratios is not None:
+            ax.plot(x, c.byte_miss_ratios, ls="--", color=line.get_color(),
+                    label=f"{_label(c)}: byte miss ratio")
+    ax.set_xlabel(f"cache size ({unit})")
+    ax.set_ylabel("miss ratio (misses / requests)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlim(left=0)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+MRC_DESCRIPTION = """\
+Miss-ratio curves of a trace: for each cache size, the fraction of requests
+a cache of that size would miss. The trace streams through once (a 100 GB
+trace needs no more memory than its working set, or its sample's).
+
+  lru       exact LRU, every size from one pass (Mattson's stack algorithm)
+  shards    LRU from a spatial sample of the keys (SHARDS, FAST '15): --rate
+            (default 0.01), or a fixed number of sampled keys (--max-keys)
+  krr       K-LRU, Redis's random-sampling LRU (evict the oldest of K keys
+            drawn at random), from one pass (KRR, with K' = K^1.4); --rate
+            samples keys as SHARDS does
+  klru-sim  the K-LRU cache simulated at each size: the ground truth for krr
+            (--pool 16 for Redis's eviction pool)
+
+Several algorithms, comma-separated, run at the same sizes and are plotted
+together; the mean absolute error of each against the last one is printed.
+"""
+
+MRC_EPILOG = """\
+examples:
+  symbiosis mrc --trace cloudPhysicsIO.oracleGeneral.bin --plot mrc.png
+  symbiosis mrc --trace t.bin --algo krr,klru-sim --k 5 --plot krr.png
+  symbiosis mrc --trace t.bin --algo shards --rate 0.001 --bytes --json mrc.json
+  symbiosis mrc --trace cloudPhysicsIO.csv --format csv --columns key=5,size=4,header=1 \\
+      --bytes --sizes 16MiB,64MiB,256MiB
+  zstd -dc big.oracleGeneral.zst | symbiosis mrc --trace - --algo shards
+
+trace formats: oracleGeneral (libCacheSim's binary), csv with a column map
+(key=N,size=N,delimiter=D,header=1,key_type=string), txt (one key per line),
+rocksdb (block_cache_trace_analyzer's human-readable trace).
+"""
+
+
+def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
+    """Adds `symbiosis mrc` to the CLI's subcommands."""
+    from symbiosis import cli  # its argument converters give one-line errors
+    p = sub.add_parser("mrc", help="miss-ratio curves of a trace: exact LRU, SHARDS, KRR (K-LRU)",
+                       description=MRC_DESCRIPTION, epilog=MRC_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--trace", required=True, help="trace file ('-': standard input)")
+    p.add_argument("--format", dest="trace_format", default="oracleGeneral",
+                   help="trace format: " + ", ".join(FORMATS) + " (default: %(default)s)")
+    p.add_argument("--columns", default="", help='csv column map, e.g. "key=5,size=4,header=1"')
+    p.add_argument("--max-records", type=cli._count("--max-records"), default=0,
+                   help="read at most this many records (default: all)")
+    p.add_argument("--algo", default="lru",
+                   help="lru, shards, krr or klru-sim; several comma-separated (default: lru)")
+    p.add_argument("--k", type=cli._positive_int("--k", 1 << 16), default=5,
+                   help="K-LRU's keys drawn per eviction (krr, klru-sim; default: 5, Redis's)")
+    p.add_argument("--bytes", action="store_true",
+                   help="count cache sizes in bytes (the trace's sizes) and add the byte miss "
+                        "ratio; default: in objects")
+    p.add_argument("--sizes", default="",
+                   help="comma-separated cache sizes (bytes units with --bytes: 64MiB), "
+                        "ascending; default: --points sizes over the working set")
+    p.add_argument("--points", type=cli._positive_int("--points", 100_000), default=40,
+                   help="sizes spread evenly over the working set (default: 40)")
+    p.add_argument("--rate", type=cli._fraction("--rate", True, False), default=None,
+                   help="spatial sampling rate R (shards default 0.01, krr default 1)")
+    p.add_argument("--max-keys", type=cli._count("--max-keys"), default=0,
+                   help="shards: fixed-size SHARDS with at most this many sampled keys")
+    p.add_argument("--k-exponent", type=float, default=1.4,
+                   help="krr: K' = K^exponent (default: 1.4, the paper's; 1 = uncorrected)")
+    p.add_argument("--pool", type=cli._int_in("--pool", 0, 1024), default=0,
+                   help="klru-sim: Redis's eviction pool size (Redis: 16; default: 0, none)")
+    p.add_argument("--without-replacement", action="store_true",
+                   help="klru-sim: draw K distinct keys (default: with replacement)")
+    p.add_argument("--seed", type=cli._seed, default=1, help="random seed (default: 1)")
+    p.add_argument("--json", default=None, help="write the curve(s) as JSON")
+    p.add_argument("--plot", type=cli._plot_path, default=None,
+                   help="write a PNG of the curve(s)")
+    p.add_argument("--quiet", action="store_true", help="no table, no progress bar")
+    p.set_defaults(func=cmd_mrc)
+
+
+def _parse_sizes(text: str, bytes_mode: bool) -> List[int]:
+    sizes = []
+    for word in [w.strip() for w in text.split(",") if w.strip()]:
+        sizes.append(parse_bytes(word, "--sizes") if bytes_mode else parse_count(word, "--sizes"))
+    return sizes
+
+
+def _algorithms(text: str) -> List[str]:
+    algos = [a.strip() for a in text.split(",") if a.strip()]
+    if not algos:
+        raise _native.InputError("--algo: give lru, shards, krr or klru-sim")
+    for a in algos:
+        if a not in ALGORITHMS:
+            raise _native.InputError(f"--algo: unknown algorithm '{a}'; use "
+                                     + ", ".join(ALGORITHMS))
+    return algos
+
+
+def _size_text(size: int, bytes_mode: bool) -> str:
+    return format_bytes(size) if bytes_mode else f"{size:,}"
+
+
+def cmd_mrc(args: argparse.Namespace) -> int:
+    """`symbiosis mrc`."""
+    algos = _algorithms(args.algo)
+    if not (0 < args.k_exponent <= 4):
+        raise _native.InputError(f"--k-exponent: {args.k_exponent:g} is outside (0, 4]; the "
+                                 "paper's correction is 1.4")
+    sizes = _parse_sizes(args.sizes, args.bytes)
+    progress = not args.quiet and sys.stderr.isatty()
+    curves: List[MrcCurve] = []
+    for algo in algos:
+        c = miss_ratio_curve(
+            args.trace, format=args.trace_format, columns=args.columns, algo=algo,
+            bytes=args.bytes, sizes=sizes or (list(curves[0].sizes) if curves else None),
+            points=args.points, rate=args.rate, max_keys=args.max_keys, k=args.k,
+            k_exponent=args.k_exponent, pool=args.pool,
+            with_replacement=not args.without_replacement, seed=args.seed,
+            max_records=args.max_records, progress=progress)
+        curves.append(c)
+    name = "standard input" if args.trace == "-" else os.path.basename(args.trace)
+    if not args.quiet:
+        _print_table(curves, name)
+    if args.json:
+        out = dict(curves[0].to_json(), trace=args.trace)
+        if len(curves) > 1:
+            out["curves"] = [c.to_json() for c in curves]
+            out["mean_absolute_error"] = {c.algorithm: mean_absolute_error(c, curves[-1])
+                                          for c in curves[:-1]}
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+    if args.plot:
+        unit = "bytes" if args.bytes else "objects"
+        plot_mrc(curves, args.plot,
+                 f"{name}: {curves[0].requests:,} requests, working set "
+                 f"{_size_text(curves[0].working_set, args.bytes)} {'' if args.bytes else unit}")
+        if not args.quiet:
+            print(f"plot written to {args.plot}")
+    return 0
+
+
+def _print_table(curves: Sequence[MrcCurve], name: str) -> None:
+    bytes_mode = curves[0].unit == "bytes"
+    head = f"{'cache size':>14}" + "".join(
+        f"  {_label(c)[:22]:>22}" + (f"  {'(bytes)':>9}" if bytes_mode else "") for c in curves)
+    print(f"{name}: {curves[0].requests:,} requests, working set "
+          f"{_size_text(curves[0].working_set, bytes_mode)}"
+          f"{'' if bytes_mode else ' objects'}")
+    print(head)
+    for i, size in enumerate(curves[0].sizes):
+        row = f"{_size_text(int(size), bytes_mode):>14}"
+        for c in curves:
+            row += f"  {c.miss_ratios[i]:>22.4f}"
+            if bytes_mode:
+                row += f"  {c.byte_miss_ratios[i]:>9.4f}"
+        print(row)
+    for c in curves:
+        rate = c.requests / c.seconds / 1e6 if c.seconds > 0 else float("inf")
+        print(f"{_label(c)}: {c.seconds:.2f} s ({rate:.1f} M requests/s, trace reading "
+              f"included), {format_bytes(c.memory_bytes)} of memory, "
+              f"{c.sampled_requests:,} requests modelled")
+    for c in curves[:-1]:
+        print(f"mean absolute error of {_label(c)} against {_label(curves[-1])}: "
+              f"{mean_absolute_error(c, curves[-1]):.4f}")

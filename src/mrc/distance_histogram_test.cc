@@ -1,0 +1,53 @@
+#include "mrc/distance_histogram.h"
+
+#include "gtest/gtest.h"
+
+namespace symbiosis {
+namespace {
+
+MissRatioCurve At(std::vector<uint64_t> sizes) {
+  MissRatioCurve c;
+  c.sizes = std::move(sizes);
+  return c;
+}
+
+TEST(DistanceHistogram, CountsHitsAtEveryCapacityFromTheDistance) {
+  DistanceHistogram h;
+  h.Add(DistanceHistogram::kInfinite, 100);  // a cold miss
+  h.Add(10, 100);
+  h.Add(20, 300);
+  h.Add(10, 100);
+  MissRatioCurve c = At({5, 10, 19, 20, 1000});
+  h.Fill(true, &c);
+  EXPECT_EQ(c.miss_ratios, (std::vector<double>{1, 0.5, 0.5, 0.25, 0.25}));
+  EXPECT_EQ(c.byte_miss_ratios, (std::vector<double>{1, 4.0 / 6, 4.0 / 6, 1.0 / 6, 1.0 / 6}));
+}
+
+TEST(DistanceHistogram, MergesAcrossCompactionsAndScales) {
+  DistanceHistogram h;
+  for (uint64_t i = 0; i < 300'000; i++) h.Add(i % 1000 + 1, 1);  // several compactions
+  MissRatioCurve c = At({500, 1000});
+  h.Fill(false, &c);
+  EXPECT_NEAR(c.miss_ratios[0], 0.5, 1e-12);
+  EXPECT_EQ(c.miss_ratios[1], 0);
+  EXPECT_LE(h.MemoryUsage(), 3u * 65536 * 24);  // distinct distances, not requests
+  h.Scale(0.5);
+  for (int i = 0; i < 150; i++) h.Add(DistanceHistogram::kInfinite, 1);
+  h.Fill(false, &c);
+  EXPECT_NEAR(c.miss_ratios[1], 150.0 / 150'150, 1e-12);
+}
+
+TEST(DistanceHistogram, ExpectedTotalsCreditTheShortfallAsHits) {
+  DistanceHistogram h;
+  h.Add(DistanceHistogram::kInfinite, 10);
+  h.Add(5, 10);
+  MissRatioCurve c = At({1, 5});
+  h.Fill(true, &c, 4, 40);  // the sample should have held 4 requests
+  EXPECT_EQ(c.miss_ratios, (std::vector<double>{0.5, 0.25}));
+  EXPECT_EQ(c.byte_miss_ratios, (std::vector<double>{0.5, 0.25}));
+  h.Fill(false, &c, 1, 0);  // more misses than expected requests: clamped
+  EXPECT_EQ(c.miss_ratios[0], 1);
+}
+
+}  // namespace
+}  // namespace symbiosis

@@ -1,0 +1,59 @@
+// DistinctCounter: how many distinct keys a stream held (HyperLogLog,
+// Flajolet et al. 2007, with linear counting for small counts), in 64 KiB.
+//
+// Why the spatial samplers need it: a sample of a fraction R of the hash
+// space holds R of the keys only on average. At R = 0.01 on a million keys
+// the sample held 0.988 to 1.034 R of them; scaled by R, the distances
+// came out that much off and so did every miss ratio (SHARDS's mean
+// absolute error up to 0.024 in uniform, 0.021 in zipfian 0.9). Scaled by
+// the sample's actual share of the keys, counted here, the error fell to
+// 0.006 at most (docs/mrc.md). 2^16 registers: a standard error of 0.4%.
+
+#ifndef SYMBIOSIS_MRC_DISTINCT_COUNTER_H_
+#define SYMBIOSIS_MRC_DISTINCT_COUNTER_H_
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "symbiosis/hash.h"
+
+namespace symbiosis {
+
+class DistinctCounter {
+ public:
+  DistinctCounter() : registers_(kRegisters, 0) {}
+
+  // REQUIRES: `hash` is a well-mixed hash of the key (e.g. Mix64).
+  void Add(uint64_t hash) {
+    const uint32_t index = static_cast<uint32_t>(hash >> (64 - kBits));
+    const uint64_t rest = (hash << kBits) | (uint64_t{1} << (kBits - 1));  // never all zero
+    const uint8_t rank = static_cast<uint8_t>(std::countl_zero(rest) + 1);
+    if (rank > registers_[index]) registers_[index] = rank;
+  }
+
+  double Estimate() const {
+    double sum = 0;
+    uint32_t zeros = 0;
+    for (const uint8_t r : registers_) {
+      sum += std::ldexp(1.0, -r);
+      zeros += r == 0;
+    }
+    const double m = kRegisters;
+    const double raw = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+    if (raw <= 2.5 * m && zeros > 0) return m * std::log(m / zeros);  // linear counting
+    return raw;
+  }
+
+  size_t MemoryUsage() const { return registers_.capacity(); }
+
+ private:
+  static constexpr int kBits = 16;
+  static constexpr uint32_t kRegisters = 1u << kBits;
+  std::vector<uint8_t> registers_;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_MRC_DISTINCT_COUNTER_H_

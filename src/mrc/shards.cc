@@ -1,0 +1,115 @@
+#include "symbiosis/shards.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "mrc/distance_histogram.h"
+#include "mrc/distinct_counter.h"
+#include "symbiosis/error.h"
+#include "symbiosis/ghost_lru.h"
+#include "symbiosis/hash.h"
+
+namespace symbiosis {
+
+namespace {
+
+// The hash threshold of rate R: a key is sampled iff its hash is below it.
+uint64_t Threshold(double rate) { return static_cast<uint64_t>(std::ldexp(rate, 64)); }
+double Rate(uint64_t threshold) { return std::ldexp(static_cast<double>(threshold), -64); }
+
+}  // namespace
+
+ShardsMrc::ShardsMrc(const ShardsOptions& options)
+    : MrcBuilder(options.unit),
+      options_(options),
+      ghost_(std::make_unique<GhostLru>()),
+      histogram_(std::make_unique<DistanceHistogram>()) {
+  if (!(options.rate > 0 && options.rate <= 1)) {
+    throw InputError("SHARDS sampling rate " + std::to_string(options.rate) +
+                     " is not in (0, 1]; use e.g. 0.01");
+  }
+  all_ = options.rate == 1 && options.max_keys == 0;
+  threshold_ = options.rate == 1 ? ~uint64_t{0} : Threshold(options.rate);
+  if (!all_ && options.max_keys == 0) distinct_ = std::make_unique<DistinctCounter>();
+}
+
+ShardsMrc::~ShardsMrc() = default;
+
+double ShardsMrc::rate() const { return all_ ? 1.0 : Rate(threshold_); }
+
+double ShardsMrc::KeyShare() const {
+  if (!distinct_) return rate();
+  const double all = distinct_->Estimate();
+  return all > 0 ? std::clamp(static_cast<double>(ghost_->entries()) / all, 1e-12, 1.0) : rate();
+}
+
+void ShardsMrc::Access(uint64_t key, uint32_t size) {
+  requests_++;
+  bytes_ += size;
+  const double r = rate();
+  if (distinct_) distinct_->Add(Mix64(key));
+  const uint64_t hash = Hash64(options_.seed, key);
+  if (!all_ && hash >= threshold_) return;
+  sampled_++;
+  const uint32_t charge = unit() == CacheUnit::kBytes ? size : 1;
+  const uint64_t d = ghost_->Access(key, charge);
+  if (d == GhostLru::kColdMiss) {
+    histogram_->Add(DistanceHistogram::kInfinite, size);
+    if (options_.max_keys > 0) by_hash_.emplace(hash, key);
+  } else if (distinct_) {
+    histogram_->Add(d, size);  // scaled at Curve, by the key share
+  } else {
+    histogram_->Add(static_cast<uint64_t>(std::ceil(static_cast<double>(d) / r)), size);
+  }
+  while (options_.max_keys > 0 && ghost_->entries() > options_.max_keys) {
+    const auto [largest, dropped] = by_hash_.top();
+    by_hash_.pop();
+    ghost_->Erase(dropped);
+    const double old_rate = rate();
+    threshold_ = largest;
+    histogram_->Scale(rate() / old_rate);
+  }
+}
+
+MissRatioCurve ShardsMrc::Curve(const std::vector<uint64_t>& sizes) {
+  MissRatioCurve curve;
+  curve.unit = unit();
+  curve.sizes = sizes;
+  curve.requests = requests_;
+  curve.sampled_requests = sampled_;
+  const bool bytes = unit() == CacheUnit::kBytes;
+  if (all_) {
+    histogram_->Fill(bytes, &curve);
+    return curve;
+  }
+  // SHARDS-adj: the sample should hold its share of the requests and of
+  // their bytes; the shortfall or excess counts as hits at distance 0.
+  // With a fixed size the histogram was rescaled to the current R, and so
+  // is the expectation; at a fixed rate the distances are the sample's,
+  // compared with the sizes scaled by the key share.
+  if (distinct_) {
+    const double share = KeyShare();
+    for (uint64_t& size : curve.sizes) {
+      size = static_cast<uint64_t>(std::floor(static_cast<double>(size) * share));
+    }
+    histogram_->Fill(bytes, &curve, share * requests_, share * bytes_);
+    curve.sizes = sizes;
+    return curve;
+  }
+  const double r = rate();
+  histogram_->Fill(bytes, &curve, r * requests_, r * bytes_);
+  return curve;
+}
+
+uint64_t ShardsMrc::WorkingSet() const {
+  return static_cast<uint64_t>(static_cast<double>(ghost_->tracked_bytes()) / KeyShare());
+}
+
+size_t ShardsMrc::MemoryUsage() const {
+  return ghost_->MemoryUsage() + histogram_->MemoryUsage() +
+         (distinct_ ? distinct_->MemoryUsage() : 0) +
+         by_hash_.size() * sizeof(std::pair<uint64_t, uint64_t>);
+}
+
+}  // namespace symbiosis

@@ -1,0 +1,164 @@
+#include "symbiosis/trace_mrc.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <unordered_map>
+
+#include "symbiosis/error.h"
+#include "symbiosis/exact_lru_mrc.h"
+#include "symbiosis/klru_cache.h"
+#include "symbiosis/krr.h"
+#include "symbiosis/shards.h"
+
+namespace symbiosis {
+
+namespace {
+
+constexpr size_t kBatch = 1 << 16;
+
+std::string UnitName(CacheUnit unit) { return unit == CacheUnit::kBytes ? "bytes" : "objects"; }
+
+// Feeds every record to `access`; checks that a bytes curve has sizes.
+template <typename Access>
+void Pass(const std::string& path, const TraceOptions& trace, CacheUnit unit, int pass,
+          int passes, const TraceMrcProgress& progress, Access access) {
+  TraceReader reader(path, trace);
+  std::vector<TraceRecord> batch;
+  uint64_t record = 0;
+  while (reader.Read(kBatch, &batch) > 0) {
+    for (const TraceRecord& r : batch) {
+      record++;
+      if (unit == CacheUnit::kBytes && r.size == 0) {
+        throw InputError(path + ": record " + std::to_string(record) + " has size 0, so a curve in bytes cannot weigh it; drop --bytes, or "
+                         "give the csv's size column (size=N)");
+      }
+      access(r);
+    }
+    if (progress) progress(reader.bytes_consumed(), reader.file_bytes(), pass, passes);
+  }
+}
+
+// The working set, for the simulator's sizes: distinct keys, or the bytes
+// of their last sizes.
+uint64_t CountWorkingSet(const std::string& path, const TraceOptions& trace, CacheUnit unit,
+                         const TraceMrcProgress& progress) {
+  std::unordered_map<uint64_t, uint32_t> last_size;
+  Pass(path, trace, unit, 1, 2, progress,
+       [&](const TraceRecord& r) { last_size[r.key] = r.size; });
+  if (unit == CacheUnit::kObjects) return last_size.size();
+  uint64_t bytes = 0;
+  for (const auto& [key, size] : last_size) bytes += size;
+  return bytes;
+}
+
+void CheckSizes(const std::vector<uint64_t>& sizes) {
+  for (size_t i = 0; i < sizes.size(); i++) {
+    if (sizes[i] == 0) throw InputError("cache size 0 is not a cache; give sizes above 0");
+    if (i > 0 && sizes[i] <= sizes[i - 1]) {
+      throw InputError("cache sizes must be ascending without repeats; " +
+                       std::to_string(sizes[i]) + " follows " + std::to_string(sizes[i - 1]));
+    }
+  }
+}
+
+void CheckWithinWorkingSet(const std::vector<uint64_t>& sizes, uint64_t working_set,
+                           bool estimated, CacheUnit unit) {
+  const double limit = estimated ? 1.1 * static_cast<double>(working_set)
+                                 : static_cast<double>(working_set);
+  if (!sizes.empty() && static_cast<double>(sizes.back()) > limit) {
+    throw InputError("cache size " + std::to_string(sizes.back()) + " " + UnitName(unit) +
+                     " is beyond the trace's working set of " + std::to_string(working_set) +
+                     (estimated ? " (estimated from the sample)" : "") +
+                     ", where the curve is flat; give sizes up to it, or leave --sizes out");
+  }
+}
+
+std::unique_ptr<MrcBuilder> MakeOnePass(const TraceMrcOptions& o) {
+  switch (o.algorithm) {
+    case MrcAlgorithm::kLru:
+      return std::make_unique<ExactLruMrc>(o.unit);
+    case MrcAlgorithm::kShards: {
+      ShardsOptions s;
+      s.unit = o.unit;
+      s.rate = o.rate > 0 ? o.rate : 0.01;
+      s.max_keys = o.max_keys;
+      s.seed = o.seed;
+      return std::make_unique<ShardsMrc>(s);
+    }
+    case MrcAlgorithm::kKrr: {
+      KrrOptions k;
+      k.unit = o.unit;
+      k.k = o.k;
+      k.k_exponent = o.k_exponent;
+      k.rate = o.rate > 0 ? o.rate : 1;
+      k.seed = o.seed;
+      return std::make_unique<KrrMrc>(k);
+    }
+    case MrcAlgorithm::kKLruSim:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+MrcAlgorithm ParseMrcAlgorithm(const std::string& name) {
+  if (name == "lru") return MrcAlgorithm::kLru;
+  if (name == "shards") return MrcAlgorithm::kShards;
+  if (name == "krr") return MrcAlgorithm::kKrr;
+  if (name == "klru-sim") return MrcAlgorithm::kKLruSim;
+  throw InputError("unknown MRC algorithm '" + name + "'; use lru, shards, krr or klru-sim");
+}
+
+TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
+                        const TraceMrcOptions& options, const TraceMrcProgress& progress) {
+  if (options.sizes.empty() && options.points == 0) {
+    throw InputError("give at least one point (--points) or the sizes (--sizes)");
+  }
+  CheckSizes(options.sizes);
+  const auto start = std::chrono::steady_clock::now();
+  TraceMrcResult result;
+  if (options.algorithm == MrcAlgorithm::kKLruSim) {
+    // The sizes must be known before the simulation: a first pass counts
+    // the working set when they are not given.
+    result.working_set = CountWorkingSet(path, trace, options.unit, progress);
+    std::vector<uint64_t> sizes = options.sizes;
+    if (sizes.empty()) {
+      sizes = EvenSizes(result.working_set, options.points);
+    } else {
+      CheckWithinWorkingSet(sizes, result.working_set, false, options.unit);
+    }
+    KLruOptions k;
+    k.unit = options.unit;
+    k.k = options.k;
+    k.pool_size = options.pool_size;
+    k.with_replacement = options.with_replacement;
+    k.seed = options.seed;
+    KLruSimMrc sim(k, sizes);
+    Pass(path, trace, options.unit, 2, 2, progress,
+         [&](const TraceRecord& r) { sim.Access(r.key, r.size); });
+    result.curve = sim.Curve(sizes);
+    result.memory_bytes = sim.MemoryUsage();
+  } else {
+    std::unique_ptr<MrcBuilder> builder = MakeOnePass(options);
+    Pass(path, trace, options.unit, 1, 1, progress,
+         [&](const TraceRecord& r) { builder->Access(r.key, r.size); });
+    result.working_set = builder->WorkingSet();
+    const bool estimated = options.algorithm == MrcAlgorithm::kShards ||
+                           (options.algorithm == MrcAlgorithm::kKrr && options.rate > 0 &&
+                            options.rate < 1);
+    if (!options.sizes.empty()) {
+      CheckWithinWorkingSet(options.sizes, result.working_set, estimated, options.unit);
+    }
+    const std::vector<uint64_t> sizes =
+        options.sizes.empty() ? EvenSizes(result.working_set, options.points) : options.sizes;
+    result.curve = builder->Curve(sizes);
+    result.memory_bytes = builder->MemoryUsage();
+  }
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace symbiosis

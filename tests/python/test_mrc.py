@@ -1,0 +1,130 @@
+"""`symbiosis mrc` and the Python API of symbiosis.mrc."""
+
+import json
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from symbiosis import _native
+from symbiosis.mrc import mean_absolute_error, miss_ratio_curve
+
+
+def write_oracle(path, keys, size=4096):
+    """An oracleGeneral trace of `keys` (next-access times -1: not checked)."""
+    with open(path, "wb") as f:
+        for i, k in enumerate(keys):
+            f.write(struct.pack("<IQIq", i, k, size, -1))
+
+
+def zipf_keys(n, objects, seed=3):
+    rng = np.random.default_rng(seed)
+    return [int(k) % objects for k in rng.zipf(1.2, n)]
+
+
+def test_api_lru_matches_a_brute_force_lru(tmp_path):
+    trace = tmp_path / "t.bin"
+    keys = zipf_keys(20_000, 2_000)
+    write_oracle(trace, keys)
+    c = miss_ratio_curve(str(trace), sizes=[1, 10, 100, 1000])
+    for size, miss in zip(c.sizes, c.miss_ratios):
+        cache, misses = [], 0
+        for k in keys:  # an LRU list, most recent last
+            if k in cache:
+                cache.remove(k)
+            else:
+                misses += 1
+                if len(cache) == size:
+                    cache.pop(0)
+            cache.append(k)
+        assert miss == pytest.approx(misses / len(keys), abs=1e-12), size
+    assert c.requests == len(keys) and c.working_set == len(set(keys))
+
+
+def test_cli_krr_against_the_simulator_json_and_plot(tmp_path):
+    trace = tmp_path / "t.bin"
+    write_oracle(trace, zipf_keys(50_000, 5_000))
+    out, plot = tmp_path / "m.json", tmp_path / "m.png"
+    proc = run_cli("mrc", "--trace", str(trace), "--algo", "krr,klru-sim", "--k", "5",
+                   "--points", "10", "--json", str(out), "--plot", str(plot))
+    assert "mean absolute error of KRR, K=5 against K-LRU simulator, K=5" in proc.stdout
+    result = json.loads(out.read_text())
+    assert len(result["sizes"]) == 10 and len(result["miss_ratios"]) == 10
+    assert [c["algorithm"] for c in result["curves"]] == ["krr", "klru-sim"]
+    assert result["curves"][0]["sizes"] == result["curves"][1]["sizes"]
+    assert result["mean_absolute_error"]["krr"] <= 0.01
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_bytes_from_csv_and_from_a_pipe(tmp_path):
+    trace = tmp_path / "t.csv"
+    keys = zipf_keys(5_000, 500)
+    trace.write_text("time,key,size\n" + "".join(f"{i},{k},{512 * (1 + k % 8)}\n"
+                                                 for i, k in enumerate(keys)))
+    out = tmp_path / "b.json"
+    run_cli("mrc", "--trace", str(trace), "--format", "csv", "--columns",
+            "key=2,size=3,header=1", "--bytes", "--sizes", "64KiB,256KiB,1MiB",
+            "--json", str(out), "--quiet")
+    result = json.loads(out.read_text())
+    assert result["sizes"] == [64 << 10, 256 << 10, 1 << 20]
+    assert len(result["byte_miss_ratios"]) == 3
+    assert result["miss_ratios"] == sorted(result["miss_ratios"], reverse=True)
+    piped = subprocess.run(
+        [sys.executable, "-m", "symbiosis", "mrc", "--trace", "-", "--format", "csv",
+         "--columns", "key=2,size=3,header=1", "--bytes", "--sizes", "64KiB,256KiB,1MiB",
+         "--json", str(tmp_path / "p.json"), "--quiet"],
+        input=trace.read_text(), capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads((tmp_path / "p.json").read_text())["miss_ratios"] == result["miss_ratios"]
+
+
+def test_bad_input_is_one_line(tmp_path):
+    good = tmp_path / "t.bin"
+    write_oracle(good, zipf_keys(1000, 100))
+    truncated = tmp_path / "cut.bin"
+    truncated.write_bytes(good.read_bytes()[:-5])
+    text = tmp_path / "t.txt"
+    text.write_text("1\n2\nthree\n")
+    keys_only = tmp_path / "keys.txt"
+    keys_only.write_text("1\n2\n1\n")
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    cases = [
+        (["--trace", str(truncated)], "truncated"),
+        (["--trace", str(text), "--format", "txt"], "record 3 (line 3)"),
+        (["--trace", str(empty)], "no records"),
+        (["--trace", str(good), "--sizes", "10,5000"], "beyond the trace's working set"),
+        (["--trace", str(good), "--sizes", "10,5"], "ascending"),
+        (["--trace", str(keys_only), "--format", "txt", "--bytes"], "size 0"),
+        (["--trace", str(good), "--algo", "arc"], "arc"),
+        (["--trace", str(good), "--algo", "shards", "--rate", "0"], "--rate"),
+        (["--trace", str(good), "--k", "0"], "--k"),
+        (["--trace", str(good), "--format", "parquet"], "parquet"),
+        (["--trace", str(tmp_path / "missing.bin")], "cannot open"),
+        (["--trace", str(good), "--format", "rocksdb"], "21"),
+    ]
+    for args, needle in cases:
+        bad = run_cli("mrc", "--quiet", *args, check=False)
+        assert bad.returncode == 2, (args, bad.stderr)
+        assert needle in bad.stderr, (args, bad.stderr)
+        assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+
+
+def test_mean_absolute_error_needs_the_same_sizes(tmp_path):
+    trace = tmp_path / "t.bin"
+    write_oracle(trace, zipf_keys(2000, 200))
+    a = miss_ratio_curve(str(trace), sizes=[10, 20])
+    b = miss_ratio_curve(str(trace), sizes=[10, 30])
+    assert mean_absolute_error(a, a) == 0
+    with pytest.raises(_native.InputError):
+        mean_absolute_error(a, b)
+
+
+def test_cloudphysics_exact_lru_published_values(shared_traces):
+    c = miss_ratio_curve(str(shared_traces / "cloudPhysicsIO.oracleGeneral.bin"),
+                         sizes=[100, 1000, 5000, 10000, 20000, 40000])
+    assert c.miss_ratios == pytest.approx([0.8801, 0.8327, 0.8038, 0.6976, 0.6328, 0.4303],
+                                          abs=5e-5)
