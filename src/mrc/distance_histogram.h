@@ -57,6 +57,7 @@ class DistanceHistogram {
   // holds the entries added since the last Compact in any order.
   mutable std::vector<Entry> pending_;
   mutable std::vector<Entry> cumulative_;
+  mutable std::vector<Entry> scratch_;  // reused by Compact
   double total_weight_ = 0;
   double total_bytes_ = 0;
 };
