@@ -143,6 +143,13 @@ struct ControllerConfig {
   uint64_t resize_step_bytes = 0;  // per step; 0: M / 16
   uint64_t resize_step_accesses = 10'000;
 
+  // --- Application ghost ---
+  // How the engine's application cache evicts: 0, LRU (LevelDB's and
+  // RocksDB's block caches; the ghost is an exact LRU stack); K >= 1, by
+  // random sampling, the least recently used of K keys drawn (Redis's
+  // maxmemory-samples; the ghost is KRR's stack, krr_stack.h).
+  uint32_t app_cache_k = 0;
+
   // --- Kernel ghost ---
   KernelModelKind kernel_model = KernelModelKind::kLinux;
   uint32_t max_readahead_pages = 32;

@@ -100,6 +100,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.resize_step_accesses > 0, "resize_step_accesses must be > 0 (default 10000)");
   Require(c.max_abandoned_rounds > 0, "max_abandoned_rounds must be at least 1 (default 3)");
   Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
+  Require(c.app_cache_k <= 1024, "app_cache_k must be 0 (LRU) or a K-LRU sample size up to "
+                                 "1024, e.g. 5 as Redis");
   Require(c.app_cache_overhead >= 0 && c.app_cache_overhead < 1,
           "app_cache_overhead must be in [0, 1), e.g. 0.25 for LevelDB in a memory cgroup");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
@@ -238,7 +240,7 @@ class Controller::Rep {
         sampler_(SamplerOptions{config_.sample_rate, config_.group_blocks,
                                 config_.block_disk_bytes}),
         sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages,
-                             config_.app_cache_overhead},
+                             config_.app_cache_overhead, config_.app_cache_k},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
     if (config_.initial_app_bytes > memory_) {

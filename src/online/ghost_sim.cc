@@ -25,8 +25,16 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   for (const uint64_t ma : candidates) app_limit_.push_back(Scaled(ma));
   app_misses_.assign(candidates.size(), 0);
   stages_.assign(candidates.size(), StageCounts{});
-  app_ = std::make_unique<GhostLru>(Scaled(options_.memory_bytes),
-                                    GhostLru::Options{.headroom = kAppGhostHeadroom});
+  if (options_.app_cache_k == 0) {
+    app_ = std::make_unique<GhostLru>(Scaled(options_.memory_bytes),
+                                      GhostLru::Options{.headroom = kAppGhostHeadroom});
+  } else {
+    KrrStackOptions krr;
+    krr.unit = CacheUnit::kBytes;
+    krr.k = options_.app_cache_k;
+    krr.capacity = Scaled(options_.memory_bytes);
+    app_klru_ = std::make_unique<KrrStack>(krr);
+  }
   PageCacheOptions page;
   page.capacity_bytes = ScaledKernelBytes(0);
   page.max_readahead_pages = options_.max_readahead_pages;
@@ -53,7 +61,7 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
     share_fixed_ = true;
     share_ = CountedShare();
     for (size_t i = 0; i < candidates_.size(); i++) app_limit_[i] = Scaled(candidates_[i]);
-    app_->SetCapacity(Scaled(options_.memory_bytes));
+    SetAppCapacity(Scaled(options_.memory_bytes));
   }
   kernel_->SetCapacity(ScaledKernelBytes(stage));
 }
@@ -76,9 +84,9 @@ bool GhostSim::CheckWarm() {
   const auto filled = [](uint64_t used, uint64_t seen, uint64_t capacity) {
     return used >= capacity - capacity / 100 || used - std::min(used, seen) < capacity / 100;
   };
-  const uint64_t app = app_->tracked_bytes();
+  const uint64_t app = AppTracked();
   const uint64_t kernel = kernel_->used_bytes();
-  const bool warm = filled(app, app_bytes_seen_, app_->capacity()) &&
+  const bool warm = filled(app, app_bytes_seen_, AppCapacity()) &&
                     filled(kernel, kernel_bytes_seen_, kernel_->capacity());
   app_bytes_seen_ = app;
   kernel_bytes_seen_ = kernel;
@@ -87,6 +95,29 @@ bool GhostSim::CheckWarm() {
 
 uint64_t GhostSim::StageSamples() const {
   return active() ? stages_[stage_].samples : 0;
+}
+
+// Cold misses are kColdMiss (the maximum) in both ghosts: a miss at every
+// candidate.
+uint64_t GhostSim::AppAccess(const Block& block) {
+  return app_ ? app_->Access(block.key(), block.mem_size)
+              : app_klru_->Access(block.key(), block.mem_size);
+}
+
+uint64_t GhostSim::AppTracked() const {
+  return app_ ? app_->tracked_bytes() : app_klru_->tracked();
+}
+
+uint64_t GhostSim::AppCapacity() const {
+  return app_ ? app_->capacity() : app_klru_->capacity();
+}
+
+void GhostSim::SetAppCapacity(uint64_t bytes) {
+  if (app_) {
+    app_->SetCapacity(bytes);
+  } else {
+    app_klru_->SetCapacity(bytes);
+  }
 }
 
 CandidateCounts GhostSim::Counts(size_t stage) const {
@@ -104,6 +135,7 @@ void GhostSim::End() {
   app_misses_.clear();
   stages_.clear();
   app_.reset();
+  app_klru_.reset();
   kernel_.reset();
   app_bytes_seen_ = 0;
   kernel_bytes_seen_ = 0;
@@ -111,7 +143,7 @@ void GhostSim::End() {
 
 void GhostSim::Access(const Block& block) {
   if (!active()) return;
-  const uint64_t distance = app_->Access(block.key(), block.mem_size);
+  const uint64_t distance = AppAccess(block);
   if (measuring_) {
     ++stages_[stage_].samples;
     for (size_t i = 0; i < app_limit_.size(); i++) app_misses_[i] += distance > app_limit_[i];
@@ -147,7 +179,8 @@ size_t GhostSim::MemoryUsage() const {
   // A hash node per file: three words of value, one of link, one of bucket.
   const size_t files = files_.size() * 5 * sizeof(uint64_t);
   if (!active()) return files;
-  return files + app_->MemoryUsage() + kernel_->MemoryUsage() +
+  return files + (app_ ? app_->MemoryUsage() : app_klru_->MemoryUsage()) +
+         kernel_->MemoryUsage() +
          (app_limit_.size() + app_misses_.size()) * sizeof(uint64_t) +
          stages_.size() * sizeof(StageCounts);
 }

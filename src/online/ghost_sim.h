@@ -9,7 +9,8 @@
 // Application side: one GhostLru of R * M bytes gives each access's byte
 // stack distance d, and an LRU cache of R * M_a[i] bytes hits exactly when
 // d <= R * M_a[i]: one ghost answers every candidate at once, over every
-// measured access of the round.
+// measured access of the round. For a K-LRU application cache a KrrStack
+// gives d instead, and the hit holds in law.
 // Kernel side: the reads that miss the application cache depend on M_a, so
 // one kernel ghost (a PageCacheModel, read-ahead confined to sampled
 // groups) runs one candidate at a time, in increasing M_a. Growing M_a
@@ -32,6 +33,7 @@
 #include "symbiosis/block.h"
 #include "symbiosis/ghost_lru.h"
 #include "symbiosis/kernel_cache.h"
+#include "symbiosis/krr_stack.h"
 #include "symbiosis/sampler.h"
 
 namespace symbiosis {
@@ -42,6 +44,9 @@ struct GhostSimOptions {
   uint32_t max_readahead_pages = 32;
   // ControllerConfig::app_cache_overhead.
   double app_cache_overhead = 0;
+  // ControllerConfig::app_cache_k: 0, the application ghost is an LRU
+  // stack (GhostLru); K, KRR's K-LRU stack (KrrStack).
+  uint32_t app_cache_k = 0;
 };
 
 class GhostSim final : public RoundSimulator {
@@ -96,7 +101,7 @@ class GhostSim final : public RoundSimulator {
   void SetKernelOffset(int64_t bytes) { kernel_offset_ = bytes; }
   int64_t kernel_offset() const { return kernel_offset_; }
 
-  bool active() const { return app_ != nullptr; }
+  bool active() const { return app_ != nullptr || app_klru_ != nullptr; }
 
  private:
   struct FileBytes {
@@ -110,6 +115,10 @@ class GhostSim final : public RoundSimulator {
   };
 
   uint64_t Scaled(uint64_t bytes) const;
+  uint64_t AppAccess(const Block& block);
+  uint64_t AppTracked() const;
+  uint64_t AppCapacity() const;
+  void SetAppCapacity(uint64_t bytes);
   double CountedShare() const;
   // The share times the kernel cache's room at candidate `stage`: M - M_a +
   // kernel_offset_, less the overhead of M_a's growth past the current
@@ -133,7 +142,9 @@ class GhostSim final : public RoundSimulator {
   std::vector<StageCounts> stages_;
   size_t stage_ = 0;
   bool measuring_ = false;
+  // The application ghost: one of the two, by options_.app_cache_k.
   std::unique_ptr<GhostLru> app_;
+  std::unique_ptr<KrrStack> app_klru_;
   std::unique_ptr<KernelCache> kernel_;
   uint64_t app_bytes_seen_ = 0;     // at the previous CheckWarm
   uint64_t kernel_bytes_seen_ = 0;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "symbiosis/klru_cache.h"
 #include "symbiosis/page_cache_model.h"
 #include "testing/test_support.h"
 
@@ -74,6 +76,52 @@ TEST(GhostSimTest, UnsampledRoundMatchesAnExactLruAndTheKernelModelPerCandidate)
   EXPECT_EQ(c.kernel_misses, kernel_misses);
   EXPECT_GT(kernel_misses, 0u);
   EXPECT_LT(kernel_misses, lru_misses[2]);
+}
+
+// With app_cache_k = K the application ghost is KRR's stack: its misses
+// per candidate follow a K-LRU cache of that size (KLruCache, the
+// simulator), where the LRU ghost's do not (random eviction, K = 1, misses
+// more than LRU on a skewed stream).
+TEST(GhostSimTest, AKLruApplicationCacheIsPredictedByTheKrrGhost) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  const std::vector<uint64_t> candidates = {2 * kMiB, 4 * kMiB, 6 * kMiB};
+  const std::vector<uint64_t> trace = SkewedOrdinals(100'000, 6000, 3);
+  for (const uint32_t k : {1u, 5u}) {
+    GhostSimOptions options{m, KernelModelKind::kLinux, 32};
+    options.app_cache_k = k;
+    GhostSim sim(options, &all);
+    sim.Begin(candidates, 0);
+    sim.SetStage(0, true);
+    std::vector<std::unique_ptr<KLruCache>> caches;
+    std::vector<std::unique_ptr<testing::ListLru>> lrus;
+    for (const uint64_t c : candidates) {
+      KLruOptions o;
+      o.unit = CacheUnit::kBytes;
+      o.capacity = c;
+      o.k = k;
+      caches.push_back(std::make_unique<KLruCache>(o));
+      lrus.push_back(std::make_unique<testing::ListLru>(c));
+    }
+    std::vector<uint64_t> lru_misses(candidates.size(), 0);
+    for (const uint64_t o : trace) {
+      const Block b = MakeBlock(o);
+      sim.Access(b);
+      for (size_t i = 0; i < candidates.size(); i++) {
+        caches[i]->Access(b.key(), b.mem_size);
+        lru_misses[i] += !lrus[i]->Access(b.key(), b.mem_size);
+      }
+    }
+    for (size_t i = 0; i < candidates.size(); i++) {
+      const double predicted = static_cast<double>(sim.Counts(i).app_misses) / trace.size();
+      const double klru = static_cast<double>(caches[i]->misses()) / trace.size();
+      const double lru = static_cast<double>(lru_misses[i]) / trace.size();
+      EXPECT_NEAR(predicted, klru, 0.01) << "K=" << k << " candidate " << i;
+      if (k == 1) {
+        EXPECT_GT(klru - lru, 0.015) << "random eviction should miss more than LRU";
+      }
+    }
+  }
 }
 
 TEST(GhostSimTest, WarmupIsNotCountedAndTheKernelGhostShrinksWithMa) {
