@@ -122,6 +122,10 @@ TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
   if (options.algorithm == MrcAlgorithm::kKLruSim) {
     // The sizes must be known before the simulation: a first pass counts
     // the working set when they are not given.
+    if (path == "-" && options.sizes.empty()) {
+      throw InputError("the K-LRU simulator reads the trace twice without sizes, and standard "
+                       "input can be read once; give --sizes, or a file");
+    }
     result.working_set = CountWorkingSet(path, trace, options.unit, progress);
     std::vector<uint64_t> sizes = options.sizes;
     if (sizes.empty()) {

@@ -262,6 +262,25 @@ TEST(ReadTrace, OracleGeneralErrors) {
   EXPECT_NE(e.find("record 2: next_access_vtime 1"), std::string::npos) << e;
 }
 
+// The column maps docs/mrc.md gives for two public layouts. Twitter's
+// cache traces (twitter/cache-trace): timestamp, anonymized key, key size,
+// value size, client id, operation, TTL. MSR Cambridge block traces:
+// timestamp, hostname, disk number, type, offset, size, response time.
+TEST(ReadTrace, TwitterAndMsrCambridgeLayouts) {
+  TempFile twitter("0,q:q:1:8WTfjZU,19,42,1,get,0\n0,q:q:1:8WTfjZU,19,42,1,get,0\n"
+                   "1,a:b:xyz,10,300,2,set,3600\n");
+  const auto t = ReadTrace(twitter.path(), Csv("key=2,size=4,key_type=string"));
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].key, t[1].key);
+  EXPECT_NE(t[0].key, t[2].key);
+  EXPECT_EQ(t[2].size, 300u);
+  TempFile msr("128166372003061629,hm,1,Read,3608576000,4096,1337\n"
+               "128166372016382155,hm,1,Write,3608580096,512,2214\n");
+  const auto m = ReadTrace(msr.path(), Csv("key=5,size=6"));
+  EXPECT_EQ(Keys(m), (std::vector<uint64_t>{3608576000u, 3608580096u}));
+  EXPECT_EQ(m[1].size, 512u);
+}
+
 // block_cache_trace_analyzer -human_readable_trace_file_path writes one
 // line per access with this printf layout (RocksDB 7.8,
 // trace_replay/block_cache_tracer.cc): timestamp, block id, block type,

@@ -79,6 +79,23 @@ def test_cli_bytes_from_csv_and_from_a_pipe(tmp_path):
         input=trace.read_text(), capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0, piped.stderr
     assert json.loads((tmp_path / "p.json").read_text())["miss_ratios"] == result["miss_ratios"]
+    for args in (["--algo", "lru,krr"], ["--algo", "klru-sim"]):
+        once = subprocess.run([sys.executable, "-m", "symbiosis", "mrc", "--trace", "-", *args],
+                              input="1\n2\n", capture_output=True, text=True, timeout=60)
+        assert once.returncode == 2 and "read once" in once.stderr, once.stderr
+
+
+def test_sampled_krr_against_the_simulator_takes_the_simulators_sizes(tmp_path):
+    """The reference (last) algorithm fixes the sizes: a sampled first
+    algorithm's estimated working set may exceed the true one."""
+    trace = tmp_path / "t.bin"
+    write_oracle(trace, zipf_keys(30_000, 20_000))
+    out = tmp_path / "s.json"
+    run_cli("mrc", "--trace", str(trace), "--algo", "krr,klru-sim", "--rate", "0.3",
+            "--points", "8", "--json", str(out), "--quiet")
+    result = json.loads(out.read_text())
+    assert result["curves"][0]["sizes"] == result["curves"][1]["sizes"]
+    assert result["sizes"][-1] == result["curves"][1]["working_set"]
 
 
 def test_bad_input_is_one_line(tmp_path):
