@@ -27,6 +27,15 @@ inline uint64_t Hash64(uint64_t a, uint64_t b) {
   return Mix64(Mix64(a ^ 0x9e3779b97f4a7c15ULL) + b);
 }
 
+// SplitMix64 (Steele et al.): advances *state and returns the next of a
+// seeded stream of well-mixed 64-bit values, for the simulators' draws.
+inline uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 }  // namespace symbiosis
 
 #endif  // SYMBIOSIS_HASH_H_

@@ -1,11 +1,11 @@
 #include "symbiosis/hit_curve.h"
 
 #include <algorithm>
-#include <bit>
 #include <iterator>
 #include <utility>
 #include <vector>
 
+#include "model/radix_sort.h"
 #include "symbiosis/ghost_lru.h"
 
 namespace symbiosis {
@@ -71,40 +71,6 @@ void HitCurve::Compact() const {
   pending_.clear();
 }
 
-namespace {
-
-// LSD radix sort on the bits that vary between the values only, in digits
-// of at most 11 bits (a count table that stays in L1): stack distances of
-// equal-sized blocks share their low zero bits and fit in about 32 bits,
-// so two or three passes sort them, where std::sort needs ~log2(n).
-void RadixSort(std::vector<uint64_t>& values) {
-  uint64_t any = 0, all = ~uint64_t{0};
-  for (uint64_t v : values) {
-    any |= v;
-    all &= v;
-  }
-  const uint64_t varying = any & ~all;
-  if (varying == 0) return;
-  const int low = std::countr_zero(varying);
-  const int bits = 64 - std::countl_zero(varying) - low;
-  const int passes = (bits + 10) / 11;
-  const int width = (bits + passes - 1) / passes;
-  const uint64_t digit_mask = (uint64_t{1} << width) - 1;
-  std::vector<uint64_t> scratch(values.size());
-  std::vector<size_t> next(size_t{1} << width);
-  for (int pass = 0; pass < passes; ++pass) {
-    const int shift = low + pass * width;
-    std::fill(next.begin(), next.end(), 0);
-    for (uint64_t v : values) ++next[(v >> shift) & digit_mask];
-    size_t start = 0;
-    for (size_t& count : next) start += std::exchange(count, start);
-    for (uint64_t v : values) scratch[next[(v >> shift) & digit_mask]++] = v;
-    values.swap(scratch);
-  }
-}
-
-}  // namespace
-
 HitCurve BuildHitCurve(const uint64_t* keys, const uint32_t* sizes, size_t n,
                        uint64_t capacity) {
   std::vector<uint64_t> distances(n);
@@ -112,7 +78,8 @@ HitCurve BuildHitCurve(const uint64_t* keys, const uint32_t* sizes, size_t n,
   distances.erase(
       std::remove(distances.begin(), distances.end(), GhostLru::kColdMiss),
       distances.end());
-  RadixSort(distances);
+  std::vector<uint64_t> scratch;
+  RadixSortBy(distances, scratch, [](uint64_t d) { return d; });
   HitCurve curve;
   curve.total_weight_ = static_cast<double>(n);
   for (size_t i = 0; i < distances.size();) {

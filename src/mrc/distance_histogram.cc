@@ -1,8 +1,8 @@
 #include "mrc/distance_histogram.h"
 
+#include "model/radix_sort.h"
+
 #include <algorithm>
-#include <bit>
-#include <utility>
 #include <iterator>
 
 namespace symbiosis {
@@ -13,36 +13,6 @@ namespace {
 // merged ones: amortized O(log n) per request, memory within twice the
 // distinct distances.
 constexpr size_t kMinPending = 1 << 16;
-
-// LSD radix sort by distance on the bits that vary, in digits of at most
-// 11 bits (a count table that stays in L1): two to four passes where
-// std::sort took 30% of an exact LRU curve's time (bench/mrc.md).
-template <typename Entry>
-void SortByDistance(std::vector<Entry>& entries, std::vector<Entry>& scratch) {
-  uint64_t any = 0, all = ~uint64_t{0};
-  for (const Entry& e : entries) {
-    any |= e.distance;
-    all &= e.distance;
-  }
-  const uint64_t varying = any & ~all;
-  if (varying == 0) return;
-  const int low = std::countr_zero(varying);
-  const int bits = 64 - std::countl_zero(varying) - low;
-  const int passes = (bits + 10) / 11;
-  const int width = (bits + passes - 1) / passes;
-  const uint64_t mask = (uint64_t{1} << width) - 1;
-  scratch.resize(entries.size());
-  std::vector<size_t> next(size_t{1} << width);
-  for (int pass = 0; pass < passes; ++pass) {
-    const int shift = low + pass * width;
-    std::fill(next.begin(), next.end(), 0);
-    for (const Entry& e : entries) ++next[(e.distance >> shift) & mask];
-    size_t start = 0;
-    for (size_t& count : next) start += std::exchange(count, start);
-    for (const Entry& e : entries) scratch[next[(e.distance >> shift) & mask]++] = e;
-    entries.swap(scratch);
-  }
-}
 
 }  // namespace
 
@@ -69,7 +39,7 @@ void DistanceHistogram::Scale(double factor) {
 
 void DistanceHistogram::Compact() const {
   if (pending_.empty()) return;
-  SortByDistance(pending_, scratch_);
+  RadixSortBy(pending_, scratch_, [](const Entry& e) { return e.distance; });
   for (size_t i = cumulative_.size(); i-- > 1;) {  // back to per-distance sums
     cumulative_[i].weight -= cumulative_[i - 1].weight;
     cumulative_[i].bytes -= cumulative_[i - 1].bytes;

@@ -69,14 +69,8 @@ class KLruCache::Rep {
     uint64_t operator()(uint32_t slot) const { return Mix64(entries[slot].key); }
   };
 
-  uint64_t NextRandom() {  // SplitMix64
-    uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
   uint32_t Uniform(size_t n) {  // in [0, n), by multiply-shift
-    return static_cast<uint32_t>((static_cast<unsigned __int128>(NextRandom()) * n) >> 64);
+    return static_cast<uint32_t>((static_cast<unsigned __int128>(SplitMix64(&rng_)) * n) >> 64);
   }
 
   // K entries drawn at random (distinct unless with_replacement, and at

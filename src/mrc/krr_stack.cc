@@ -31,11 +31,7 @@ class JumpDraw {
 
   // u * 2^32, at most 2^32 - 1.
   uint64_t Next() {
-    // SplitMix64.
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
+    const uint64_t z = SplitMix64(&state_);
     if ((z >> 58) == 0) {  // r < 1/64
       const double r = static_cast<double>((z >> 11) + 1) * 0x1.0p-53;
       return Fixed(std::pow(r, inv_k_));
