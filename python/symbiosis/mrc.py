@@ -163,8 +163,9 @@ def plot_mrc(curves: Sequence[MrcCurve], path: str, title: str) -> None:
 
 MRC_DESCRIPTION = """\
 Miss-ratio curves of a trace: for each cache size, the fraction of requests
-a cache of that size would miss. The trace streams through once (a 100 GB
-trace needs no more memory than its working set, or its sample's).
+a cache of that size would miss. The trace streams through once (twice for
+klru-sim without --sizes), so a 100 GB trace needs no more memory than its
+working set, or its sample's.
 
   lru       exact LRU, every size from one pass (Mattson's stack algorithm)
   shards    LRU from a spatial sample of the keys (SHARDS, FAST '15): --rate
@@ -295,10 +296,13 @@ def cmd_mrc(args: argparse.Namespace) -> int:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
     if args.plot:
-        unit = "bytes" if args.bytes else "objects"
-        plot_mrc(curves, args.plot,
-                 f"{name}: {curves[0].requests:,} requests, working set "
-                 f"{_size_text(curves[0].working_set, args.bytes)} {'' if args.bytes else unit}")
+        title = (f"{name}: {curves[0].requests:,} requests, working set "
+                 f"{_size_text(curves[-1].working_set, args.bytes)}"
+                 f"{'' if args.bytes else ' objects'}")
+        if len(curves) > 1:
+            title += "; mean absolute error against the last: " + ", ".join(
+                f"{_label(c)} {mean_absolute_error(c, curves[-1]):.4f}" for c in curves[:-1])
+        plot_mrc(curves, args.plot, title)
         if not args.quiet:
             print(f"plot written to {args.plot}")
     return 0

@@ -82,6 +82,8 @@ class Tracker {
  private:
   enum class Phase { kRoundWarmup, kCandidateWarmup, kCandidateMeasure };
   enum class TrialPhase { kBefore, kMoving, kSettling, kAfter };
+  // Trials: device reads per access closer than this are a tie.
+  static constexpr double kTrialReadsStep = 0.005;
 
   // Hit ratios of a window; L_e follows from them with the costs of the
   // moment, so a change of the measured costs alone starts no round.

@@ -585,6 +585,32 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstUpToMaxTrials) {
   }
 }
 
+// Candidates whose device reads differ by less than a step are a tie, and
+// the smaller application cache is tried first: candidate 2 (256 MiB)
+// scores best, but candidate 1 (128 MiB) reads the device as often.
+TEST(TrackerTest, AmongEqualDeviceReadsTheSmallerCacheIsTriedFirst) {
+  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
+  ControllerConfig c = MeasuringConfig();
+  c.max_trials = 1;
+  Harness h(c);
+  h.sim.app_miss.assign(9, 0.6);
+  h.sim.kernel_miss.assign(9, 0.06);
+  h.sim.kernel_miss[0] = 0.01;
+  h.sim.app_miss[1] = 0.55;  // A 20
+  h.sim.kernel_miss[1] = 0.011;
+  h.sim.app_miss[2] = 0.5;  // A 19.1
+  h.sim.kernel_miss[2] = 0.012;
+  h.timing = timing;
+  h.Start();
+  h.RunRound(ha, hk);
+  ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+  for (uint64_t n = 0; n < 20'000; n += Harness::kChunk) h.Run(Harness::kChunk, ha, hk);
+  const RoundStats& r = h.LastRound();
+  ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+  EXPECT_EQ(r.trials[0].ma_bytes, kM / 8);
+}
+
 // Outside the band, with trials off, or without the process's times: no
 // trial, as the paper's Controller.
 TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
