@@ -128,7 +128,8 @@ struct ControllerConfig {
   // --- Trials (need the process's scheduler times) ---
   // Candidates whose scores are at most (1 + trial_band) times the
   // current one's are tried, up to max_trials of them per round, those
-  // predicting the fewest device reads first; trial_band 0: no trials. A
+  // predicting the fewest device reads first (within 0.005 per access a
+  // tie, the smaller M_a first); trial_band 0: no trials. A
   // candidate stays if its busy thread time per access, over
   // trial_windows windows, is at least trial_gain below the current
   // M_a's. In LevelDB's hotspot20 cell at M/D_u 0.4 the layout without a
