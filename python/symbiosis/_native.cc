@@ -55,15 +55,21 @@ BlockTrace WorkloadTrace(uint64_t data_bytes, double alpha, uint32_t block_bytes
   return TraceFromWorkload(layout, workload, accesses, seed);
 }
 
-BlockTrace FileTrace(const std::string& path, const std::string& format,
-                     const std::string& columns, uint64_t max_records,
-                     uint32_t block_bytes, double alpha, uint64_t file_bytes,
-                     bool aligned) {
+TraceOptions ParseTraceOptions(const std::string& format, const std::string& columns,
+                               uint64_t max_records) {
   TraceOptions options;
   options.format = ParseTraceFormat(format);
   if (!columns.empty()) options.csv = ParseCsvColumns(columns);
   options.max_records = max_records;
-  const std::vector<TraceRecord> records = ReadTrace(path, options);
+  return options;
+}
+
+BlockTrace FileTrace(const std::string& path, const std::string& format,
+                     const std::string& columns, uint64_t max_records,
+                     uint32_t block_bytes, double alpha, uint64_t file_bytes,
+                     bool aligned) {
+  const std::vector<TraceRecord> records =
+      ReadTrace(path, ParseTraceOptions(format, columns, max_records));
   TraceLayoutOptions layout;
   layout.block_bytes = block_bytes;
   layout.alpha = alpha;
@@ -190,10 +196,7 @@ py::dict Mrc(const std::string& path, const std::string& format, const std::stri
              const std::vector<uint64_t>& sizes, size_t points, double rate, uint64_t max_keys,
              uint32_t k, double k_exponent, uint32_t pool_size, bool with_replacement,
              uint64_t seed, bool progress) {
-  TraceOptions trace;
-  trace.format = ParseTraceFormat(format);
-  if (!columns.empty()) trace.csv = ParseCsvColumns(columns);
-  trace.max_records = max_records;
+  const TraceOptions trace = ParseTraceOptions(format, columns, max_records);
   TraceMrcOptions o;
   o.algorithm = ParseMrcAlgorithm(algorithm);
   o.unit = bytes ? CacheUnit::kBytes : CacheUnit::kObjects;

@@ -3,6 +3,7 @@
 #include "model/radix_sort.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 namespace symbiosis {
@@ -83,6 +84,16 @@ void DistanceHistogram::Fill(bool bytes, MissRatioCurve* curve, double expected_
     curve->miss_ratios[i] = ratio(total_weight_ - hits.weight, weight);
     if (bytes) curve->byte_miss_ratios[i] = ratio(total_bytes_ - hits.bytes, byte_total);
   }
+}
+
+void DistanceHistogram::FillSampled(bool bytes, double share, double requests,
+                                    double requested_bytes, MissRatioCurve* curve) const {
+  const std::vector<uint64_t> sizes = curve->sizes;
+  for (uint64_t& size : curve->sizes) {
+    size = static_cast<uint64_t>(std::floor(static_cast<double>(size) * share));
+  }
+  Fill(bytes, curve, share * requests, share * requested_bytes);
+  curve->sizes = sizes;
 }
 
 size_t DistanceHistogram::MemoryUsage() const {

@@ -40,6 +40,13 @@ class DistanceHistogram {
   void Fill(bool bytes, MissRatioCurve* curve, double expected_weight = 0,
             double expected_bytes = 0) const;
 
+  // Fill for the distances of a spatial sample holding `share` of the
+  // keys: a cache of C stands for one of C x share in the sample, and the
+  // sample should hold the share of the `requests` and `bytes` (Fill's
+  // expected totals). curve->sizes are kept.
+  void FillSampled(bool bytes, double share, double requests, double requested_bytes,
+                   MissRatioCurve* curve) const;
+
   double total_weight() const { return total_weight_; }
   double total_bytes() const { return total_bytes_; }
   size_t MemoryUsage() const;

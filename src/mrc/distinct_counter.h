@@ -12,6 +12,7 @@
 #ifndef SYMBIOSIS_MRC_DISTINCT_COUNTER_H_
 #define SYMBIOSIS_MRC_DISTINCT_COUNTER_H_
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -44,6 +45,13 @@ class DistinctCounter {
     const double raw = 0.7213 / (1 + 1.079 / m) * m * m / sum;
     if (raw <= 2.5 * m && zeros > 0) return m * std::log(m / zeros);  // linear counting
     return raw;
+  }
+
+  // The share of all keys that `sampled_keys` of them are, in (0, 1];
+  // `fallback` (the nominal rate) before any key was counted.
+  double ShareOf(double sampled_keys, double fallback) const {
+    const double all = Estimate();
+    return all > 0 ? std::clamp(sampled_keys / all, 1e-12, 1.0) : fallback;
   }
 
   size_t MemoryUsage() const { return registers_.capacity(); }

@@ -1,6 +1,5 @@
 #include "symbiosis/krr.h"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -58,15 +57,8 @@ class KrrMrc::Rep {
       histogram_.Fill(bytes_mode_, &curve);
       return curve;
     }
-    // A cache of C stands for one of C x share in the sample; the sample
-    // should hold the share of the requests (SHARDS-adj).
-    const double share = KeyShare();
-    for (uint64_t& size : curve.sizes) {
-      size = static_cast<uint64_t>(std::floor(static_cast<double>(size) * share));
-    }
-    histogram_.Fill(bytes_mode_, &curve, share * static_cast<double>(requests_),
-                    share * requested_bytes_);
-    curve.sizes = sizes;
+    histogram_.FillSampled(bytes_mode_, KeyShare(), static_cast<double>(requests_),
+                           requested_bytes_, &curve);
     return curve;
   }
 
@@ -76,10 +68,7 @@ class KrrMrc::Rep {
 
   // The share of the keys in the sample, counted (see DistinctCounter).
   double KeyShare() const {
-    if (all_) return 1;
-    const double all = distinct_.Estimate();
-    return all > 0 ? std::clamp(static_cast<double>(stack_.entries()) / all, 1e-12, 1.0)
-                   : options_.rate;
+    return all_ ? 1 : distinct_.ShareOf(static_cast<double>(stack_.entries()), options_.rate);
   }
 
   size_t MemoryUsage() const {

@@ -1,6 +1,5 @@
 #include "symbiosis/shards.h"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -39,15 +38,12 @@ ShardsMrc::~ShardsMrc() = default;
 double ShardsMrc::rate() const { return all_ ? 1.0 : Rate(threshold_); }
 
 double ShardsMrc::KeyShare() const {
-  if (!distinct_) return rate();
-  const double all = distinct_->Estimate();
-  return all > 0 ? std::clamp(static_cast<double>(ghost_->entries()) / all, 1e-12, 1.0) : rate();
+  return distinct_ ? distinct_->ShareOf(static_cast<double>(ghost_->entries()), rate()) : rate();
 }
 
 void ShardsMrc::Access(uint64_t key, uint32_t size) {
   requests_++;
   bytes_ += size;
-  const double r = rate();
   if (distinct_) distinct_->Add(Mix64(key));
   const uint64_t hash = Hash64(options_.seed, key);
   if (!all_ && hash >= threshold_) return;
@@ -60,7 +56,7 @@ void ShardsMrc::Access(uint64_t key, uint32_t size) {
   } else if (distinct_) {
     histogram_->Add(d, size);  // scaled at Curve, by the key share
   } else {
-    histogram_->Add(static_cast<uint64_t>(std::ceil(static_cast<double>(d) / r)), size);
+    histogram_->Add(static_cast<uint64_t>(std::ceil(static_cast<double>(d) / rate())), size);
   }
   while (options_.max_keys > 0 && ghost_->entries() > options_.max_keys) {
     const auto [largest, dropped] = by_hash_.top();
@@ -89,12 +85,7 @@ MissRatioCurve ShardsMrc::Curve(const std::vector<uint64_t>& sizes) {
   // is the expectation; at a fixed rate the distances are the sample's,
   // compared with the sizes scaled by the key share.
   if (distinct_) {
-    const double share = KeyShare();
-    for (uint64_t& size : curve.sizes) {
-      size = static_cast<uint64_t>(std::floor(static_cast<double>(size) * share));
-    }
-    histogram_->Fill(bytes, &curve, share * requests_, share * bytes_);
-    curve.sizes = sizes;
+    histogram_->FillSampled(bytes, KeyShare(), requests_, bytes_, &curve);
     return curve;
   }
   const double r = rate();

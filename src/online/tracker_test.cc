@@ -429,6 +429,19 @@ TEST(TrackerTest, CpuLoadFromTheProcessTimes) {
   EXPECT_FALSE(off.tracker->Stats().cpu_load_measured);
 }
 
+// The engine at candidate 0 (8 MiB) of the tests below: four busy threads
+// on one CPU, per access 5.25 us of CPU and 13.5 us of run-queue wait.
+const Harness::Timing kFourThreadsOnOneCpu{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+
+// The same engine where a candidate runs faster than the model says: 3 us
+// of CPU and 9 of run-queue wait per access.
+Harness::Timing FasterThanModelled() {
+  Harness::Timing faster = kFourThreadsOnOneCpu;
+  faster.cpu_ns = 3000;
+  faster.runnable_ns = 9000;
+  return faster;
+}
+
 // With four busy threads on one CPU, a larger application cache saves CPU
 // that the other threads use while one waits for the device: A prefers it,
 // L_e (device waits as if serial) keeps the kernel cache.
@@ -444,7 +457,7 @@ TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
   // 2 + 3 + 0.25 = 5.25 us, on one CPU so an access every 5.25 us, and T 4:
   // runnable 4 * 5.25 - 5.25 - 0.01 * 225 = 13.5 us per access.
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
-  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+  const Harness::Timing timing = kFourThreadsOnOneCpu;
   for (const bool model_cpu : {true, false}) {
     c.model_cpu_load = model_cpu;
     Harness h(c);
@@ -482,12 +495,9 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
   // current 8 MiB (candidate 0) predicts A 21; candidate 1 (128 MiB)
   // 4 * (2 + 0.55 * 5 + 0.01 * 25) = 20, 5% better: below the gain
   // threshold, within the trial band; the others 26, outside it.
-  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
-  // At 128 MiB the engine runs faster than the model says: 3 us of CPU and
-  // 9 of run-queue wait per access instead of 5.25 and 13.5.
-  Harness::Timing faster = timing;
-  faster.cpu_ns = 3000;
-  faster.runnable_ns = 9000;
+  const Harness::Timing timing = kFourThreadsOnOneCpu;
+  // At 128 MiB the engine runs faster than the model says.
+  const Harness::Timing faster = FasterThanModelled();
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   for (const bool candidate_is_faster : {true, false}) {
     Harness h(MeasuringConfig());
@@ -535,10 +545,8 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
 // device reads is tried first, and one measured slower hands over to the
 // next directly, up to max_trials.
 TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstUpToMaxTrials) {
-  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
-  Harness::Timing faster = timing;
-  faster.cpu_ns = 3000;
-  faster.runnable_ns = 9000;
+  const Harness::Timing timing = kFourThreadsOnOneCpu;
+  const Harness::Timing faster = FasterThanModelled();
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   struct Case {
     uint32_t max_trials;
@@ -589,7 +597,7 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstUpToMaxTrials) {
 // the smaller application cache is tried first: candidate 2 (256 MiB)
 // scores best, but candidate 1 (128 MiB) reads the device as often.
 TEST(TrackerTest, AmongEqualDeviceReadsTheSmallerCacheIsTriedFirst) {
-  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+  const Harness::Timing timing = kFourThreadsOnOneCpu;
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   ControllerConfig c = MeasuringConfig();
   c.max_trials = 1;
@@ -614,7 +622,7 @@ TEST(TrackerTest, AmongEqualDeviceReadsTheSmallerCacheIsTriedFirst) {
 // Outside the band, with trials off, or without the process's times: no
 // trial, as the paper's Controller.
 TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
-  const Harness::Timing timing{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+  const Harness::Timing timing = kFourThreadsOnOneCpu;
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   struct Case {
     double band;
