@@ -82,7 +82,7 @@ class LevelDbEngine final : public sb::BenchEngine {
   bool NeedsCgroup(const std::string& budget) const override { return budget == "kernel"; }
   std::string FallbackBudget() const override { return "emulated"; }
   uint64_t min_memory_bytes() const override { return sl::kMinMemoryBytes; }
-  uint64_t default_app_bytes() const override { return 8ull << 20; }  // LevelDB's default
+  uint64_t default_app_bytes(uint64_t) const override { return 8ull << 20; }  // LevelDB's default
 
   uint64_t TableBytes(const std::string& path) const override {
     uint64_t bytes = 0;

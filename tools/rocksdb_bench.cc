@@ -97,7 +97,7 @@ class RocksDbEngine final : public sb::BenchEngine {
   bool NeedsCgroup(const std::string& budget) const override { return budget == "kernel"; }
   std::string FallbackBudget() const override { return "engine"; }
   uint64_t min_memory_bytes() const override { return sr::kMinMemoryBytes; }
-  uint64_t default_app_bytes() const override { return 8ull << 20; }  // RocksDB's default
+  uint64_t default_app_bytes(uint64_t) const override { return 8ull << 20; }  // RocksDB's default
 
   uint64_t TableBytes(const std::string& path) const override {
     uint64_t bytes = 0;

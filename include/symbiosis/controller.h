@@ -86,7 +86,12 @@ struct ControllerConfig {
   bool second_tier_owned = false;
 
   // --- Decisions ---
-  uint32_t candidates = 9;        // M_a = M * i / (candidates - 1), >= 2
+  uint32_t candidates = 9;        // M_a = lo + (M - lo) * i / (candidates - 1), >= 2
+  // lo = M * min_app_fraction: the engine's floor. WiredTiger's cache
+  // performs badly when small (the paper searched M_a >= M / 4); LevelDB
+  // and RocksDB have none (0). The reset policy and initial_app_bytes are
+  // raised to it.
+  double min_app_fraction = 0;
   double change_threshold = 0.10;  // relative L_e change that starts a round
   double gain_threshold = 0.10;    // relative gain a candidate must bring
   // Differences of L_e below this fraction of C_a + C_k are noise, however
@@ -129,10 +134,11 @@ struct ControllerConfig {
   // Candidates whose scores are at most (1 + trial_band) times the
   // current one's are tried, up to max_trials of them per round, those
   // predicting the fewest device reads first (within 0.005 per access a
-  // tie, the smaller M_a first); trial_band 0: no trials. A
-  // candidate stays if its busy thread time per access, over
-  // trial_windows windows, is at least trial_gain below the current
-  // M_a's. In LevelDB's hotspot20 cell at M/D_u 0.4 the layout without a
+  // tie, tried from its ends inward: the smallest M_a, the largest, ...);
+  // trial_band 0: no trials. All of them run; the one with the least busy
+  // thread time per access, over trial_windows windows, stays if that is
+  // at least trial_gain below the current M_a's. In LevelDB's hotspot20
+  // cell at M/D_u 0.4 the layout without a
   // block cache scored 13-19% above the current 8 MiB and ran 2.2x faster
   // (bench/leveldb.md section 8).
   double trial_band = 0.2;
@@ -289,6 +295,15 @@ class Controller {
 
   // One application-cache lookup of `block` and whether it hit.
   void RecordAppAccess(const Block& block, bool hit);
+
+  // An application-cache lookup whose block the engine cannot name
+  // cheaply (WiredTiger's hits): counted in the measured hit ratio, not
+  // simulated. Use it only while !simulating(), or when the block is not
+  // known at all; a round's ghosts need every sampled block.
+  void RecordAppAccessUnidentified(bool hit);
+  // Whether a round is simulating now (a relaxed load; it may change at
+  // the next call).
+  bool simulating() const;
 
   // One read of a block's on-disk bytes after an application-cache miss:
   // whether the kernel (or compressed) cache held all of them, and how

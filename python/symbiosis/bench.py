@@ -1,10 +1,10 @@
-"""`symbiosis bench leveldb|rocksdb`: run an engine under a memory budget
+"""`symbiosis bench leveldb|rocksdb|wiredtiger`: run an engine under a memory budget
 with static splits and with Symbiosis, side by side, and report throughput,
 latency and the Controller's decisions.
 
-The work is done by the engine's native driver, ``leveldb_bench`` or
-``rocksdb_bench`` (tools/, the shared part in tools/driver/), one process
-per configuration; this module loads the DB once per data size,
+The work is done by the engine's native driver, ``leveldb_bench``,
+``rocksdb_bench`` or ``wiredtiger_bench`` (tools/, the shared part in
+tools/driver/), one process per configuration; this module loads the DB once per data size,
 runs the configurations in turn (or, with --side-by-side, each static
 configuration at the same time as a Symbiosis run), shows progress, and
 writes the table, the JSON and the plots.
@@ -28,7 +28,7 @@ from symbiosis.units import parse_seconds
 MIB = 1 << 20
 
 
-ENGINES = ("leveldb", "rocksdb")
+ENGINES = ("leveldb", "rocksdb", "wiredtiger")
 
 
 def driver_path(engine: str = "leveldb") -> str:

@@ -78,6 +78,8 @@ std::string JsonBool(bool b) { return b ? "true" : "false"; }
 
 void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.candidates >= 2, "candidates must be at least 2 (M_a = 0 and M_a = M)");
+  Require(c.min_app_fraction >= 0 && c.min_app_fraction < 1,
+          "min_app_fraction must be in [0, 1), e.g. 0.25 for WiredTiger");
   Require(Fraction(c.change_threshold), "change_threshold must be in (0, 1), e.g. 0.1");
   Require(Fraction(c.gain_threshold), "gain_threshold must be in (0, 1), e.g. 0.1");
   Require(c.trial_band >= 0 && c.trial_band < 1, "trial_band must be in [0, 1), e.g. 0.2");
@@ -257,13 +259,19 @@ class Controller::Rep {
 
   void RecordAppAccess(const Block& block, bool hit) {
     if (!Valid(block)) return;
-    auto mine = counts_.Mine();
-    if (hit) mine.Add(&EventCounts::app_hits, 1);
     if (simulating_.load(std::memory_order_relaxed) && sampler_.Sampled(block)) {
       Simulate(block);
     }
+    RecordAppAccessUnidentified(hit);
+  }
+
+  void RecordAppAccessUnidentified(bool hit) {
+    auto mine = counts_.Mine();
+    if (hit) mine.Add(&EventCounts::app_hits, 1);
     if (mine.Add(&EventCounts::accesses, 1) % kClockChunk == 0) Tick();
   }
+
+  bool simulating() const { return simulating_.load(std::memory_order_relaxed); }
 
   void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                   const std::optional<SchedTimes>& sched) {
@@ -482,6 +490,8 @@ Controller::~Controller() = default;
 void Controller::RecordAppAccess(const Block& block, bool hit) {
   rep_->RecordAppAccess(block, hit);
 }
+void Controller::RecordAppAccessUnidentified(bool hit) { rep_->RecordAppAccessUnidentified(hit); }
+bool Controller::simulating() const { return rep_->simulating(); }
 void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                             std::optional<SchedTimes> sched) {
   rep_->RecordRead(block, kernel_hit, service_ns, sched);

@@ -143,6 +143,7 @@ class Tracker {
   bool cpu_load_measured_ = false;
 
   // M_a: applied moves toward target one step per resize_step_accesses.
+  const uint64_t floor_bytes_;  // M * min_app_fraction, the lowest M_a
   uint64_t applied_;
   uint64_t target_;
   uint64_t step_due_ = 0;

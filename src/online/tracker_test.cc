@@ -221,6 +221,25 @@ TEST(TrackerTest, FirstRoundAdoptsAClearlyBetterCandidateAndResizesGradually) {
   EXPECT_EQ(h.tracker->state(), ControllerState::kStable);
 }
 
+TEST(TrackerTest, CandidatesStartAtTheEnginesFloor) {
+  ControllerConfig config = SmallConfig();
+  config.min_app_fraction = 0.25;  // WiredTiger's: M_a >= M / 4
+  Harness h(config);
+  h.sim.app_miss[0] = 0.1;  // the floor itself predicts best
+  h.sim.kernel_miss[0] = 0.1;
+  h.Start();
+  EXPECT_EQ(h.tracker->app_bytes(), kM / 4);  // 8 MiB initial, raised to the floor
+  h.RunRound(kHa, kHk);
+  const RoundStats& r = h.LastRound();
+  ASSERT_EQ(r.candidates.size(), 9u);
+  for (size_t i = 0; i < 9; i++) {
+    EXPECT_EQ(r.candidates[i].ma_bytes, kM / 4 + (kM - kM / 4) * i / 8) << i;
+  }
+  EXPECT_TRUE(r.candidates[0].current);
+  EXPECT_EQ(r.decision, "rejected") << r.reason;  // the current one is best: nothing lower exists
+  EXPECT_GE(h.tracker->target_app_bytes(), kM / 4);
+}
+
 TEST(TrackerTest, RejectsAGainBelowTheThreshold) {
   Harness h(SmallConfig());
   h.sim.app_miss[5] = 0.47;  // 1.41 + 1.6 = 3.01: 3% better
@@ -435,10 +454,11 @@ const Harness::Timing kFourThreadsOnOneCpu{1, 5000, 780'000, 30'000, 525'000, 52
 
 // The same engine where a candidate runs faster than the model says: 3 us
 // of CPU and 9 of run-queue wait per access.
-Harness::Timing FasterThanModelled() {
+// `scale` < 1: faster still.
+Harness::Timing FasterThanModelled(double scale = 1) {
   Harness::Timing faster = kFourThreadsOnOneCpu;
-  faster.cpu_ns = 3000;
-  faster.runnable_ns = 9000;
+  faster.cpu_ns = 3000 * scale;
+  faster.runnable_ns = 9000 * scale;
   return faster;
 }
 
@@ -536,23 +556,32 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
       EXPECT_NEAR(r.trials[0].after, 21, 0.5);
       EXPECT_EQ(r.decision, "rejected") << r.reason;
       EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
-      EXPECT_NE(r.reason.find("reverted"), std::string::npos) << r.reason;
+      EXPECT_NE(r.reason.find("back to M_a"), std::string::npos) << r.reason;
     }
   }
 }
 
 // Several candidates within the band: the one predicting the fewest
-// device reads is tried first, and one measured slower hands over to the
-// next directly, up to max_trials.
-TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstUpToMaxTrials) {
+// device reads is tried first, then the next, up to max_trials, each
+// against the one measure of the current M_a; the fastest stays if it
+// gained enough.
+TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
   const Harness::Timing timing = kFourThreadsOnOneCpu;
-  const Harness::Timing faster = FasterThanModelled();
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
+  enum Speed { kAsModelled, kFaster, kFastest };
+  const auto speed_timing = [&](Speed speed) {
+    return speed == kAsModelled ? timing : FasterThanModelled(speed == kFaster ? 1 : 0.5);
+  };
   struct Case {
     uint32_t max_trials;
-    bool second_is_faster;
+    Speed first, second;  // at 128 MiB, at 256 MiB
+    uint64_t kept;        // the M_a that stays
   };
-  for (const Case& k : {Case{2, true}, Case{2, false}, Case{1, true}}) {
+  for (const Case& k : {Case{2, kAsModelled, kFaster, 2 * kM / 8},
+                        Case{2, kAsModelled, kAsModelled, 8 * kMiB},
+                        Case{1, kAsModelled, kFaster, 8 * kMiB},
+                        Case{2, kFaster, kAsModelled, kM / 8},
+                        Case{2, kFaster, kFastest, 2 * kM / 8}}) {
     ControllerConfig c = MeasuringConfig();
     c.max_trials = k.max_trials;
     Harness h(c);
@@ -572,35 +601,35 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstUpToMaxTrials) {
     ASSERT_EQ(h.LastRound().decision, "rejected") << h.LastRound().reason;
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
-      const bool at_second = h.tracker->app_bytes() == 2 * kM / 8;
-      h.timing = at_second && k.second_is_faster ? faster : timing;
+      const uint64_t at = h.tracker->app_bytes();
+      h.timing = at == kM / 8 ? speed_timing(k.first)
+                 : at == 2 * kM / 8 ? speed_timing(k.second) : timing;
       h.Run(Harness::kChunk, ha, hk);
     }
     const RoundStats& r = h.LastRound();
     EXPECT_NE(h.tracker->state(), ControllerState::kTrying);
     ASSERT_EQ(r.trials.size(), k.max_trials) << r.reason;
     EXPECT_EQ(r.trials[0].ma_bytes, kM / 8);
-    EXPECT_FALSE(r.trials[0].kept);
-    if (k.max_trials == 1) {
-      EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
-      continue;
+    EXPECT_EQ(r.trials[0].kept, k.kept == kM / 8) << r.reason;
+    if (k.max_trials == 2) {
+      EXPECT_EQ(r.trials[1].ma_bytes, 2 * kM / 8);
+      EXPECT_EQ(r.trials[1].before, r.trials[0].before);  // one measure of the current M_a
+      EXPECT_EQ(r.trials[1].kept, k.kept == 2 * kM / 8) << r.reason;
     }
-    EXPECT_EQ(r.trials[1].ma_bytes, 2 * kM / 8);
-    EXPECT_EQ(r.trials[1].before, r.trials[0].before);  // one measure of the current M_a
-    EXPECT_EQ(r.trials[1].kept, k.second_is_faster) << r.reason;
-    EXPECT_EQ(h.tracker->app_bytes(), k.second_is_faster ? 2 * kM / 8 : 8 * kMiB);
-    EXPECT_EQ(r.decision, k.second_is_faster ? "adopted" : "rejected");
+    EXPECT_EQ(h.tracker->app_bytes(), k.kept) << r.reason;
+    EXPECT_EQ(r.decision, k.kept == 8 * kMiB ? "rejected" : "adopted");
   }
 }
 
-// Candidates whose device reads differ by less than a step are a tie, and
-// the smaller application cache is tried first: candidate 2 (256 MiB)
-// scores best, but candidate 1 (128 MiB) reads the device as often.
-TEST(TrackerTest, AmongEqualDeviceReadsTheSmallerCacheIsTriedFirst) {
+// Candidates whose device reads differ by less than a step are a tie,
+// tried from its ends inward: candidate 2 (256 MiB) scores best, but
+// candidates 1 and 3 (128 and 384 MiB) read the device as often, so 1 and
+// 3 go first, then 2.
+TEST(TrackerTest, AmongEqualDeviceReadsTheEndsAreTriedFirst) {
   const Harness::Timing timing = kFourThreadsOnOneCpu;
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   ControllerConfig c = MeasuringConfig();
-  c.max_trials = 1;
+  c.max_trials = 3;
   Harness h(c);
   h.sim.app_miss.assign(9, 0.6);
   h.sim.kernel_miss.assign(9, 0.06);
@@ -609,14 +638,18 @@ TEST(TrackerTest, AmongEqualDeviceReadsTheSmallerCacheIsTriedFirst) {
   h.sim.kernel_miss[1] = 0.011;
   h.sim.app_miss[2] = 0.5;  // A 19.1
   h.sim.kernel_miss[2] = 0.012;
+  h.sim.app_miss[3] = 0.52;
+  h.sim.kernel_miss[3] = 0.012;
   h.timing = timing;
   h.Start();
   h.RunRound(ha, hk);
   ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
-  for (uint64_t n = 0; n < 20'000; n += Harness::kChunk) h.Run(Harness::kChunk, ha, hk);
+  for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) h.Run(Harness::kChunk, ha, hk);
   const RoundStats& r = h.LastRound();
-  ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+  ASSERT_EQ(r.trials.size(), 3u) << r.reason;
   EXPECT_EQ(r.trials[0].ma_bytes, kM / 8);
+  EXPECT_EQ(r.trials[1].ma_bytes, 3 * kM / 8);
+  EXPECT_EQ(r.trials[2].ma_bytes, 2 * kM / 8);
 }
 
 // Outside the band, with trials off, or without the process's times: no

@@ -12,6 +12,7 @@
 #define SYMBIOSIS_TESTING_CRASH_HARNESS_H_
 
 #include <fcntl.h>
+#include <poll.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -40,6 +41,11 @@ struct CrashRun {
   std::string first_key_env;
   int kills = 25;
   uint64_t seed = 42;
+  // For writers slow to start (WiredTiger opens and recovers in about half
+  // a second): three kills in four come 0-100 ms after the round's first
+  // acknowledgment, so that they land among the writes; the fourth at a
+  // random point of the first second (the open, the recovery).
+  bool wait_for_first_ack = false;
 };
 
 // Runs `run.kills` rounds of start, random sleep (20-200 ms: while the
@@ -85,7 +91,15 @@ inline std::vector<uint64_t> RunCrashRounds(
       std::_Exit(5);
     }
     close(out[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 180));
+    if (run.wait_for_first_ack && round % 4 != 3) {
+      pollfd ready{out[0], POLLIN, 0};
+      poll(&ready, 1, 30'000);
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 100));
+    } else if (run.wait_for_first_ack) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 1000));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 180));
+    }
     kill(pid, SIGKILL);
     int wstatus = 0;
     waitpid(pid, &wstatus, 0);

@@ -332,7 +332,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   request.memory = c.memory;
   request.reserve = c.reserve;
   request.in_cgroup = c.in_cgroup;
-  request.static_app_bytes = StaticAppBytes(c.name, c.memory, engine.default_app_bytes());
+  request.static_app_bytes = StaticAppBytes(c.name, c.memory, engine.default_app_bytes(c.memory));
   request.device_latency_ns = c.device_latency_ns;
   request.app_cache_overhead = c.app_cache_overhead;
   std::string error;
@@ -540,7 +540,7 @@ int Run(BenchEngine& engine, const Flags& flags) {
     Fail(2, "--memory " + std::to_string(c.memory >> 20) + " MiB is below the minimum " +
                 std::to_string(engine.min_memory_bytes() >> 20) + " MiB; raise it");
   }
-  StaticAppBytes(c.name, c.memory, engine.default_app_bytes());  // validates the name
+  StaticAppBytes(c.name, c.memory, engine.default_app_bytes(c.memory));  // validates the name
   const std::vector<std::string> budgets = engine.budgets();
   c.budget = flags.Get("budget", budgets.front());
   if (std::find(budgets.begin(), budgets.end(), c.budget) == budgets.end()) {

@@ -125,9 +125,9 @@ class BenchEngine {
   // cgroup can be made and --allow-fallback is given ("" = none).
   virtual bool NeedsCgroup(const std::string& budget) const = 0;
   virtual std::string FallbackBudget() const = 0;
-  // The smallest M a run accepts, and static-default's M_a.
+  // The smallest M a run accepts, and static-default's M_a under M.
   virtual uint64_t min_memory_bytes() const = 0;
-  virtual uint64_t default_app_bytes() const = 0;
+  virtual uint64_t default_app_bytes(uint64_t memory) const = 0;
   // Table files' total size under `path`: D_c.
   virtual uint64_t TableBytes(const std::string& path) const = 0;
 

@@ -1,0 +1,335 @@
+#include <malloc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "budget/page_cache_room.h"
+#include "engines/wiredtiger/adapter.h"
+#include "engines/wiredtiger/file_system.h"
+#include "symbiosis/cgroup.h"
+#include "symbiosis/error.h"
+#include "symbiosis/residency.h"
+#include "symbiosis/wiredtiger.h"
+
+namespace symbiosis::wiredtiger {
+namespace {
+
+std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+Status Invalid(const std::string& message) { return Status{EINVAL, message}; }
+
+// The file system the extension entry below installs: set by Open around
+// wiredtiger_open, which calls the entry on the same thread.
+thread_local FileSystem* pending_file_system = nullptr;
+
+// WiredTiger's messages: the last error goes into Open's Status; later
+// ones are printed as one line each.
+struct EventHandler {
+  WT_EVENT_HANDLER wt{};  // first: WiredTiger's pointer is this object's
+  std::mutex mu;
+  std::string last_error;
+
+  EventHandler() { wt.handle_error = HandleError; }
+
+  static int HandleError(WT_EVENT_HANDLER* handler, WT_SESSION*, int error, const char* message) {
+    auto* self = reinterpret_cast<EventHandler*>(handler);
+    std::lock_guard<std::mutex> lock(self->mu);
+    self->last_error = message != nullptr ? message : wiredtiger_strerror(error);
+    std::fprintf(stderr, "wiredtiger: %s\n", self->last_error.c_str());
+    return 0;
+  }
+  std::string TakeLastError() {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::exchange(last_error, std::string());
+  }
+};
+
+uint64_t DataFileBytes(const std::string& home) {
+  std::error_code error;
+  uint64_t bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(home, error)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".wt" || name.rfind("WiredTiger", 0) == 0) continue;
+    const uintmax_t size = entry.file_size(error);
+    if (!error) bytes += size;
+  }
+  return bytes;
+}
+
+// The data file behind a URI: "table:NAME" (a simple table) -> NAME.wt,
+// "file:NAME.wt" -> NAME.wt.
+uint64_t UriFileId(std::string_view uri) {
+  if (uri.rfind("table:", 0) == 0) return DataFileId(std::string(uri.substr(6)) + ".wt");
+  if (uri.rfind("file:", 0) == 0) return DataFileId(uri.substr(5));
+  return DataFileId(uri);
+}
+
+// Sets cache_size; after a shrink, gives the freed heap back to the
+// system, or the page cache never gets it (see the LevelDB plugin's
+// TrimHeap: glibc keeps freed memory mapped).
+class CacheResizer final : public Resizer {
+ public:
+  explicit CacheResizer(WT_CONNECTION* connection) : connection_(connection) {}
+
+  void SetAppCacheCapacity(uint64_t bytes) override {
+    bytes = std::max(bytes, kMinCacheBytes);
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string config = "cache_size=" + std::to_string(bytes);
+    if (const int error = connection_->reconfigure(connection_, config.c_str()); error != 0) {
+      std::fprintf(stderr, "symbiosis: wiredtiger reconfigure(%s) failed: %s\n", config.c_str(),
+                   wiredtiger_strerror(error));
+      return;
+    }
+    const bool shrink = bytes < capacity_;
+    capacity_ = bytes;
+    if (shrink) malloc_trim(0);
+  }
+  void SetSecondTierCapacity(uint64_t) override {}  // the kernel's
+  uint64_t capacity() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return capacity_;
+  }
+  void set_initial(uint64_t bytes) { capacity_ = bytes; }
+
+ private:
+  WT_CONNECTION* const connection_;
+  mutable std::mutex mu_;
+  uint64_t capacity_ = 0;
+};
+
+// Members in construction order; the connection is closed first.
+class DbImpl final : public Db {
+ public:
+  explicit DbImpl(const Options& options) : options_(options) {}
+  ~DbImpl() override {
+    room_.reset();
+    if (connection_ != nullptr) connection_->close(connection_, nullptr);
+    adapter_.SetController(nullptr);
+  }
+
+  Status Init(const std::string& home, uint64_t memory);
+
+  WT_CONNECTION* connection() const override { return connection_; }
+  Stats GetStats() const override;
+  void SetAppCacheCapacity(uint64_t bytes) override { resizer_->SetAppCacheCapacity(bytes); }
+
+ private:
+  void BeginAccess(std::string_view uri, std::string_view key) const override {
+    const_cast<Adapter&>(adapter_).BeginAccess(UriFileId(uri), key);
+  }
+  void EndAccess() const override { const_cast<Adapter&>(adapter_).EndAccess(); }
+  uint64_t EngineStat(int key) const;
+
+  const Options options_;
+  uint64_t memory_ = 0;
+  Adapter adapter_;
+  FileSystem file_system_{&adapter_};
+  EventHandler events_;
+  WT_CONNECTION* connection_ = nullptr;
+  mutable std::mutex stats_mu_;
+  WT_SESSION* stats_session_ = nullptr;
+  std::unique_ptr<CacheResizer> resizer_;
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<PageCacheRoomMonitor> room_;
+};
+
+Status DbImpl::Init(const std::string& home, uint64_t memory) {
+  memory_ = memory;
+  const uint64_t floor = static_cast<uint64_t>(options_.min_app_fraction * memory);
+  const uint64_t initial = std::max(
+      options_.adaptive ? std::clamp(options_.controller.initial_app_bytes, floor, memory)
+                        : (options_.static_app_bytes ? options_.static_app_bytes : memory / 4),
+      kMinCacheBytes);
+  std::string config = options_.engine_config;
+  if (!config.empty()) config += ",";
+  config += "cache_size=" + std::to_string(initial);
+  if (config.find("statistics=") == std::string::npos) config += ",statistics=(fast)";
+  // WiredTiger would persist this configuration (our extension entry and
+  // cache_size among it) in WiredTiger.basecfg, and a later open without
+  // Symbiosis would fail to find the entry. A base configuration that
+  // exists (the database was made elsewhere) is read as usual.
+  if (!std::filesystem::exists(std::filesystem::path(home) / "WiredTiger.basecfg")) {
+    config += ",config_base=false";
+  }
+  config += ",extensions=[local={entry=symbiosis_wiredtiger_file_system,early_load=true}";
+  for (const std::string& extension : options_.extensions) config += "," + extension;
+  config += "]";
+
+  pending_file_system = &file_system_;
+  const int error = wiredtiger_open(home.c_str(), &events_.wt, config.c_str(), &connection_);
+  pending_file_system = nullptr;
+  if (error != 0) {
+    connection_ = nullptr;
+    std::string message = events_.TakeLastError();
+    if (message.empty()) message = wiredtiger_strerror(error);
+    if (error == ENOENT || message.find("No such file") != std::string::npos) {
+      message += "; check the path, or create the database (engine_config \"create\")";
+    }
+    return Status{error, "wiredtiger_open " + home + ": " + message};
+  }
+  if (const int e = connection_->open_session(connection_, nullptr, nullptr, &stats_session_);
+      e != 0) {
+    return Status{e, std::string("open_session: ") + wiredtiger_strerror(e)};
+  }
+  resizer_ = std::make_unique<CacheResizer>(connection_);
+  resizer_->set_initial(initial);
+  if (!options_.adaptive) return Status{};
+
+  ControllerConfig c = options_.controller;
+  c.memory_bytes = memory;
+  c.min_app_fraction = options_.min_app_fraction;
+  c.initial_app_bytes = initial;
+  c.default_app_bytes = std::max(c.default_app_bytes, floor);
+  c.second_tier_owned = false;
+  c.app_cache_overhead = options_.kernel_app_cache_overhead;
+  const uint64_t data_bytes = DataFileBytes(home);
+  if (options_.min_sampled_groups > 0) {
+    c.sample_rate = SampleRateForTables(c, data_bytes, options_.min_sampled_groups);
+  }
+  if (options_.detect_readahead) {
+    c.max_readahead_pages = DeviceReadaheadPages(home).value_or(c.max_readahead_pages);
+  }
+  try {
+    controller_ = std::make_unique<Controller>(c, resizer_.get());
+  } catch (const std::exception& e) {
+    return Invalid(e.what());
+  }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(home, ec)) {
+    if (entry.path().extension() != ".wt") continue;
+    const uintmax_t size = entry.file_size(ec);
+    if (!ec) controller_->RecordFileSize(DataFileId(entry.path().string()), size);
+  }
+  adapter_.SetCacheFill(options_.cache_fill);
+  adapter_.SetController(controller_.get());
+  if (options_.memory_bytes == 0) {
+    room_ = std::make_unique<PageCacheRoomMonitor>(
+        DetectMemoryCgroup(), memory,
+        [this] { return EngineStat(WT_STAT_CONN_CACHE_BYTES_INUSE); },
+        [] { malloc_trim(0); }, controller_.get(), std::chrono::seconds(1));
+  }
+  return Status{};
+}
+
+uint64_t DbImpl::EngineStat(int key) const {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  WT_CURSOR* cursor = nullptr;
+  if (stats_session_->open_cursor(stats_session_, "statistics:", nullptr, nullptr, &cursor) != 0) {
+    return 0;
+  }
+  uint64_t value = 0;
+  cursor->set_key(cursor, key);
+  if (cursor->search(cursor) == 0) {
+    const char* description;
+    const char* printable;
+    int64_t v = 0;
+    if (cursor->get_value(cursor, &description, &printable, &v) == 0 && v > 0) value = v;
+  }
+  cursor->close(cursor);
+  return value;
+}
+
+Stats DbImpl::GetStats() const {
+  Stats s;
+  s.adaptive = options_.adaptive;
+  s.memory_bytes = memory_;
+  s.app_capacity_bytes = resizer_->capacity();
+  s.app_usage_bytes = EngineStat(WT_STAT_CONN_CACHE_BYTES_INUSE);
+  const AccessCounts c = adapter_.Counts();
+  s.lookups = c.lookups;
+  s.app_hits = c.hits;
+  s.reads = c.reads;
+  s.second_tier_hits = c.kernel_hits;
+  s.miss_ns = c.miss_ns;
+  s.internal_reads = c.internal_reads;
+  s.other_reads = c.other_reads;
+  s.guessed_hits = c.guessed_hits;
+  s.unidentified_hits = c.unidentified_hits;
+  s.indexed_pages = adapter_.IndexedPages();
+  s.engine_pages_requested = EngineStat(WT_STAT_CONN_CACHE_PAGES_REQUESTED);
+  s.engine_pages_read = EngineStat(WT_STAT_CONN_CACHE_READ);
+  if (controller_) s.controller = controller_->Stats();
+  return s;
+}
+
+}  // namespace
+
+Status Open(const Options& options, const std::string& home, std::unique_ptr<Db>* db) {
+  db->reset();
+  for (const char* reserved : {"cache_size", "extensions"}) {
+    if (options.engine_config.find(reserved) != std::string::npos) {
+      return Invalid(std::string("engine_config sets ") + reserved +
+                     ", which Symbiosis sets; use memory_bytes / static_app_bytes or "
+                     "Options::extensions instead");
+    }
+  }
+  for (const std::string& extension : options.extensions) {
+    if (extension.empty() || extension.find_first_of(",[]=\"()") != std::string::npos) {
+      return Invalid("extension path \"" + extension +
+                     "\" is empty or holds one of , [ ] = \" ( ); give a plain library path");
+    }
+    if (!std::filesystem::exists(extension)) {
+      return Status{ENOENT, "extension " + extension +
+                                " does not exist; install libwiredtiger-dev or fix the path"};
+    }
+  }
+  if (!(options.min_app_fraction >= 0 && options.min_app_fraction < 1)) {
+    return Invalid("min_app_fraction must be in [0, 1), e.g. 0.25");
+  }
+  if (!(options.cache_fill > 0 && options.cache_fill <= 1)) {
+    return Invalid("cache_fill must be in (0, 1], e.g. 0.8 (WiredTiger's eviction_target)");
+  }
+  uint64_t memory = options.memory_bytes;
+  try {
+    if (memory == 0) {
+      ControllerConfig config = options.controller;
+      config.memory_bytes = 0;
+      memory = ResolveMemoryBudget(config);
+    }
+    if (memory < kMinMemoryBytes) {
+      return Invalid("memory budget " + MiB(memory) + " is below the minimum " +
+                     MiB(kMinMemoryBytes) + "; give WiredTiger more memory");
+    }
+    if (!options.adaptive && options.static_app_bytes > memory) {
+      return Invalid("static cache " + MiB(options.static_app_bytes) + " exceeds the budget " +
+                     MiB(memory) + "; lower static_app_bytes");
+    }
+    if (!options.adaptive && options.static_app_bytes != 0 &&
+        options.static_app_bytes < kMinCacheBytes) {
+      return Invalid("static cache of " + std::to_string(options.static_app_bytes) +
+                     " bytes is below WiredTiger's minimum of 1 MiB; raise static_app_bytes");
+    }
+    if (options.adaptive) {
+      ControllerConfig config = options.controller;
+      config.memory_bytes = memory;
+      config.min_app_fraction = options.min_app_fraction;
+      ValidateControllerConfig(config);
+    }
+  } catch (const std::exception& e) {  // InputError, CgroupError
+    return Invalid(e.what());
+  }
+  auto impl = std::make_unique<DbImpl>(options);
+  Status status = impl->Init(home, memory);
+  if (!status.ok()) return status;
+  *db = std::move(impl);
+  return status;
+}
+
+}  // namespace symbiosis::wiredtiger
+
+// The early-loaded extension WiredTiger finds in the executable by name
+// ("local" in the extensions list); it installs the file system of the
+// Open running on this thread.
+extern "C" __attribute__((visibility("default"))) int symbiosis_wiredtiger_file_system(
+    WT_CONNECTION* connection, WT_CONFIG_ARG*) {
+  using symbiosis::wiredtiger::pending_file_system;
+  if (pending_file_system == nullptr) return EINVAL;
+  return connection->set_file_system(connection, pending_file_system->wt(), nullptr);
+}
