@@ -202,6 +202,14 @@ double SampleRateForTables(const ControllerConfig& config, uint64_t table_bytes,
 // InputError if the reserve leaves nothing.
 uint64_t ResolveMemoryBudget(const ControllerConfig& config);
 
+// M for an engine plugin's Open: `memory_bytes`, or if 0 the cgroup limit
+// minus config.memory_reserve_bytes (ResolveMemoryBudget; config's own
+// memory_bytes is ignored). Throws InputError "memory budget N MiB is
+// below the minimum K MiB; give <engine> more memory" when M < min_bytes,
+// and what ResolveMemoryBudget throws.
+uint64_t ResolveEngineMemory(uint64_t memory_bytes, ControllerConfig config, uint64_t min_bytes,
+                             const std::string& engine);
+
 // Where the Controller's decisions go. Capacities are in bytes.
 class Resizer {
  public:

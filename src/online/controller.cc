@@ -147,6 +147,17 @@ uint64_t ResolveMemoryBudget(const ControllerConfig& config) {
   return *limit - config.memory_reserve_bytes;
 }
 
+uint64_t ResolveEngineMemory(uint64_t memory_bytes, ControllerConfig config, uint64_t min_bytes,
+                             const std::string& engine) {
+  config.memory_bytes = memory_bytes;
+  const uint64_t memory = ResolveMemoryBudget(config);
+  if (memory < min_bytes) {
+    throw InputError("memory budget " + std::to_string(memory >> 20) + " MiB is below the minimum " +
+                     std::to_string(min_bytes >> 20) + " MiB; give " + engine + " more memory");
+  }
+  return memory;
+}
+
 const char* ControllerStateName(ControllerState state) {
   switch (state) {
     case ControllerState::kStable: return "stable";

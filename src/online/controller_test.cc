@@ -72,6 +72,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c = Budget(m);
   c.app_cache_overhead = 1;
   ExpectRejected(c, "app_cache_overhead");
+  c = Budget(m);
+  c.min_app_fraction = 1;
+  ExpectRejected(c, "min_app_fraction");
 }
 
 TEST(ControllerTest, MemoryBudgetComesFromTheCgroupWhenNotGiven) {

@@ -230,16 +230,7 @@ const char* BudgetName(Budget budget) {
         "symbiosis::leveldb::Open", "the emulated budget needs memory_bytes; set M explicitly");
   }
   try {
-    if (memory == 0) {
-      ControllerConfig config = options.controller;
-      config.memory_bytes = 0;
-      memory = ResolveMemoryBudget(config);
-    }
-    if (memory < kMinMemoryBytes) {
-      return ::leveldb::Status::InvalidArgument(
-          "symbiosis::leveldb::Open", "memory budget " + MiB(memory) + " is below the minimum " +
-                                          MiB(kMinMemoryBytes) + "; give LevelDB more memory");
-    }
+    memory = ResolveEngineMemory(memory, options.controller, kMinMemoryBytes, "LevelDB");
     if (!options.adaptive && options.static_app_bytes > memory) {
       return ::leveldb::Status::InvalidArgument(
           "symbiosis::leveldb::Open", "static block cache " + MiB(options.static_app_bytes) +

@@ -4,11 +4,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "budget/page_cache_room.h"
 #include "engines/wiredtiger/adapter.h"
@@ -51,22 +53,22 @@ struct EventHandler {
   }
 };
 
-uint64_t DataFileBytes(const std::string& home) {
+// The data files (*.wt) in `home` and their sizes.
+std::vector<std::pair<std::string, uint64_t>> DataFiles(const std::string& home) {
   std::error_code error;
-  uint64_t bytes = 0;
+  std::vector<std::pair<std::string, uint64_t>> files;
   for (const auto& entry : std::filesystem::directory_iterator(home, error)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".wt" || name.rfind("WiredTiger", 0) == 0) continue;
+    if (entry.path().extension() != ".wt") continue;
     const uintmax_t size = entry.file_size(error);
-    if (!error) bytes += size;
+    if (!error) files.emplace_back(entry.path().filename().string(), size);
   }
-  return bytes;
+  return files;
 }
 
 // The data file behind a URI: "table:NAME" (a simple table) -> NAME.wt,
 // "file:NAME.wt" -> NAME.wt.
 uint64_t UriFileId(std::string_view uri) {
-  if (uri.rfind("table:", 0) == 0) return DataFileId(std::string(uri.substr(6)) + ".wt");
+  if (uri.rfind("table:", 0) == 0) return DataFileId(uri.substr(6), ".wt");
   if (uri.rfind("file:", 0) == 0) return DataFileId(uri.substr(5));
   return DataFileId(uri);
 }
@@ -76,7 +78,8 @@ uint64_t UriFileId(std::string_view uri) {
 // TrimHeap: glibc keeps freed memory mapped).
 class CacheResizer final : public Resizer {
  public:
-  explicit CacheResizer(WT_CONNECTION* connection) : connection_(connection) {}
+  CacheResizer(WT_CONNECTION* connection, uint64_t capacity)
+      : connection_(connection), capacity_(capacity) {}
 
   void SetAppCacheCapacity(uint64_t bytes) override {
     bytes = std::max(bytes, kMinCacheBytes);
@@ -96,12 +99,11 @@ class CacheResizer final : public Resizer {
     std::lock_guard<std::mutex> lock(mu_);
     return capacity_;
   }
-  void set_initial(uint64_t bytes) { capacity_ = bytes; }
 
  private:
   WT_CONNECTION* const connection_;
   mutable std::mutex mu_;
-  uint64_t capacity_ = 0;
+  uint64_t capacity_;
 };
 
 // Members in construction order; the connection is closed first.
@@ -125,7 +127,9 @@ class DbImpl final : public Db {
     const_cast<Adapter&>(adapter_).BeginAccess(UriFileId(uri), key);
   }
   void EndAccess() const override { const_cast<Adapter&>(adapter_).EndAccess(); }
-  uint64_t EngineStat(int key) const;
+  // WiredTiger's connection statistics (WT_STAT_CONN_*), read through one
+  // cursor; 0 for any that cannot be read.
+  std::vector<uint64_t> EngineStats(std::initializer_list<int> keys) const;
 
   const Options options_;
   uint64_t memory_ = 0;
@@ -178,8 +182,7 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
       e != 0) {
     return Status{e, std::string("open_session: ") + wiredtiger_strerror(e)};
   }
-  resizer_ = std::make_unique<CacheResizer>(connection_);
-  resizer_->set_initial(initial);
+  resizer_ = std::make_unique<CacheResizer>(connection_, initial);
   if (!options_.adaptive) return Status{};
 
   ControllerConfig c = options_.controller;
@@ -189,7 +192,11 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   c.default_app_bytes = std::max(c.default_app_bytes, floor);
   c.second_tier_owned = false;
   c.app_cache_overhead = options_.kernel_app_cache_overhead;
-  const uint64_t data_bytes = DataFileBytes(home);
+  const std::vector<std::pair<std::string, uint64_t>> files = DataFiles(home);
+  uint64_t data_bytes = 0;  // the tables', not WiredTiger's own files
+  for (const auto& [name, size] : files) {
+    if (name.rfind("WiredTiger", 0) != 0) data_bytes += size;
+  }
   if (options_.min_sampled_groups > 0) {
     c.sample_rate = SampleRateForTables(c, data_bytes, options_.min_sampled_groups);
   }
@@ -201,39 +208,39 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   } catch (const std::exception& e) {
     return Invalid(e.what());
   }
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(home, ec)) {
-    if (entry.path().extension() != ".wt") continue;
-    const uintmax_t size = entry.file_size(ec);
-    if (!ec) controller_->RecordFileSize(DataFileId(entry.path().string()), size);
-  }
+  for (const auto& [name, size] : files) controller_->RecordFileSize(DataFileId(name), size);
   adapter_.SetCacheFill(options_.cache_fill);
   adapter_.SetController(controller_.get());
   if (options_.memory_bytes == 0) {
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory,
-        [this] { return EngineStat(WT_STAT_CONN_CACHE_BYTES_INUSE); },
+        [this] { return EngineStats({WT_STAT_CONN_CACHE_BYTES_INUSE})[0]; },
         [] { malloc_trim(0); }, controller_.get(), std::chrono::seconds(1));
   }
   return Status{};
 }
 
-uint64_t DbImpl::EngineStat(int key) const {
+std::vector<uint64_t> DbImpl::EngineStats(std::initializer_list<int> keys) const {
+  std::vector<uint64_t> values(keys.size(), 0);
   std::lock_guard<std::mutex> lock(stats_mu_);
   WT_CURSOR* cursor = nullptr;
   if (stats_session_->open_cursor(stats_session_, "statistics:", nullptr, nullptr, &cursor) != 0) {
-    return 0;
+    return values;
   }
-  uint64_t value = 0;
-  cursor->set_key(cursor, key);
-  if (cursor->search(cursor) == 0) {
+  size_t i = 0;
+  for (const int key : keys) {
+    cursor->set_key(cursor, key);
     const char* description;
     const char* printable;
     int64_t v = 0;
-    if (cursor->get_value(cursor, &description, &printable, &v) == 0 && v > 0) value = v;
+    if (cursor->search(cursor) == 0 &&
+        cursor->get_value(cursor, &description, &printable, &v) == 0 && v > 0) {
+      values[i] = static_cast<uint64_t>(v);
+    }
+    ++i;
   }
   cursor->close(cursor);
-  return value;
+  return values;
 }
 
 Stats DbImpl::GetStats() const {
@@ -241,7 +248,6 @@ Stats DbImpl::GetStats() const {
   s.adaptive = options_.adaptive;
   s.memory_bytes = memory_;
   s.app_capacity_bytes = resizer_->capacity();
-  s.app_usage_bytes = EngineStat(WT_STAT_CONN_CACHE_BYTES_INUSE);
   const AccessCounts c = adapter_.Counts();
   s.lookups = c.lookups;
   s.app_hits = c.hits;
@@ -253,8 +259,11 @@ Stats DbImpl::GetStats() const {
   s.guessed_hits = c.guessed_hits;
   s.unidentified_hits = c.unidentified_hits;
   s.indexed_pages = adapter_.IndexedPages();
-  s.engine_pages_requested = EngineStat(WT_STAT_CONN_CACHE_PAGES_REQUESTED);
-  s.engine_pages_read = EngineStat(WT_STAT_CONN_CACHE_READ);
+  const std::vector<uint64_t> engine = EngineStats(
+      {WT_STAT_CONN_CACHE_BYTES_INUSE, WT_STAT_CONN_CACHE_PAGES_REQUESTED, WT_STAT_CONN_CACHE_READ});
+  s.app_usage_bytes = engine[0];
+  s.engine_pages_requested = engine[1];
+  s.engine_pages_read = engine[2];
   if (controller_) s.controller = controller_->Stats();
   return s;
 }
@@ -280,23 +289,13 @@ Status Open(const Options& options, const std::string& home, std::unique_ptr<Db>
                                 " does not exist; install libwiredtiger-dev or fix the path"};
     }
   }
-  if (!(options.min_app_fraction >= 0 && options.min_app_fraction < 1)) {
-    return Invalid("min_app_fraction must be in [0, 1), e.g. 0.25");
-  }
   if (!(options.cache_fill > 0 && options.cache_fill <= 1)) {
     return Invalid("cache_fill must be in (0, 1], e.g. 0.8 (WiredTiger's eviction_target)");
   }
-  uint64_t memory = options.memory_bytes;
+  uint64_t memory = 0;
   try {
-    if (memory == 0) {
-      ControllerConfig config = options.controller;
-      config.memory_bytes = 0;
-      memory = ResolveMemoryBudget(config);
-    }
-    if (memory < kMinMemoryBytes) {
-      return Invalid("memory budget " + MiB(memory) + " is below the minimum " +
-                     MiB(kMinMemoryBytes) + "; give WiredTiger more memory");
-    }
+    memory = ResolveEngineMemory(options.memory_bytes, options.controller, kMinMemoryBytes,
+                                 "WiredTiger");
     if (!options.adaptive && options.static_app_bytes > memory) {
       return Invalid("static cache " + MiB(options.static_app_bytes) + " exceeds the budget " +
                      MiB(memory) + "; lower static_app_bytes");

@@ -228,11 +228,13 @@ PageHeader ParsePageHeader(const void* block, size_t length) {
   return header;
 }
 
-uint64_t DataFileId(std::string_view path) {
+uint64_t DataFileId(std::string_view path, std::string_view suffix) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a, folded to 24 bits
-  for (const char c : BaseName(path)) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
+  for (const std::string_view part : {BaseName(path), suffix}) {
+    for (const char c : part) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
   }
   return (h ^ (h >> 24) ^ (h >> 48)) & kMaxDataFileId;
 }

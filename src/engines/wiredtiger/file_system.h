@@ -56,8 +56,10 @@ PageHeader ParsePageHeader(const void* block, size_t length);
 // 2^24 as the Controller's models require. Two of a database's files
 // share an id with probability about n^2 / 2^25 for n files; their pages
 // would then share one ghost file, a model error, never a data one.
+// The name is the path's last component followed by `suffix` ("t", ".wt"
+// names t.wt, without building the string on a lookup's path).
 inline constexpr uint64_t kMaxDataFileId = (uint64_t{1} << 24) - 1;
-uint64_t DataFileId(std::string_view path);
+uint64_t DataFileId(std::string_view path, std::string_view suffix = {});
 
 class FileSystem {
  public:

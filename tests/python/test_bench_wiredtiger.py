@@ -1,0 +1,44 @@
+"""`symbiosis bench wiredtiger`: the help, the driver's load (no cgroup
+needed), and bad input. Runs need the kernel budget's memory cgroup, which
+tests must not depend on; the C++ tests drive the plugin itself."""
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import run_cli
+
+SMALL = ["--memory", "48MiB", "--data-size", "64MiB", "--duration", "3s", "--warmup", "1s"]
+
+
+def test_help_names_the_budget_and_the_floor(cli):
+    text = cli("bench", "wiredtiger", "--help").stdout
+    for needle in ("kernel", "M/4", "static-default", "cache_size", "examples"):
+        assert needle in text
+
+
+def test_driver_load_writes_a_table_wiredtiger_reads(tmp_path):
+    from symbiosis.bench import driver_path
+    db = tmp_path / "db"
+    proc = subprocess.run([driver_path("wiredtiger"), "load", "--db", str(db), "--data-size", "4MiB",
+                           "--alpha", "0.2"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    layout = json.loads((db / "symbiosis-bench.json").read_text())
+    assert layout["keys"] > 3000 and 0 < layout["table_bytes"] < layout["data_bytes"]
+    assert (db / "bench.wt").stat().st_size == layout["table_bytes"]
+    # Created without a base configuration: plain WiredTiger must not look
+    # for Symbiosis's extension when it opens this database.
+    assert not (db / "WiredTiger.basecfg").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--budget", "emulated"], "--budget"),
+    (["--memory", "8MiB"], "below the minimum"),
+    (["--configs", "static-9"], "is not a configuration"),
+])
+def test_bad_input_is_one_line(tmp_path, args, message):
+    proc = run_cli("bench", "wiredtiger", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
+    assert proc.returncode == 2, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if "error" in l]
+    assert len(lines) == 1 and message in lines[0], proc.stderr
