@@ -116,9 +116,12 @@ class ChildCgroup {
   const uint64_t limit_bytes_;
 };
 
-// While alive, SIGINT and SIGTERM only record that they arrived (no
-// SA_RESTART, so blocking calls return EINTR); the previous handlers come
-// back on destruction. At most one guard at a time.
+// While alive, SIGINT, SIGTERM, SIGHUP and SIGPIPE only record that they
+// arrived (no SA_RESTART, so blocking calls return EINTR; a write to a
+// closed pipe returns EPIPE). The previous handlers come back on
+// destruction. SIGPIPE is among them because a driver whose reader died
+// (a killed wrapper script) must still live to remove its cgroup. At most
+// one guard at a time.
 class InterruptGuard {
  public:
   InterruptGuard();

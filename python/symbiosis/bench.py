@@ -426,7 +426,7 @@ def run_flags(args, memory: int) -> Dict[str, str]:
         flags["ops"] = str(args.ops)
     elif args.duration or not phases_counted:
         flags["duration"] = args.duration or "60s"
-    if args.allow_fallback:
+    if getattr(args, "allow_fallback", False):
         flags["allow-fallback"] = True
     if args.app_cache_overhead is not None:
         flags["app-cache-overhead"] = str(args.app_cache_overhead)

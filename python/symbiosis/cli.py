@@ -639,13 +639,15 @@ and cells: one per (workload, D_u) in grid runs."""
 # falls back to when no cgroup can be made.
 BENCH_BUDGETS = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kernel"),
                  "wiredtiger": ("kernel",)}
+# Per engine: Options::kernel_app_cache_overhead (the plugins' headers).
+BENCH_APP_CACHE_OVERHEAD = {"leveldb": 0.25, "rocksdb": 0.25, "wiredtiger": 0.3}
 
 
 def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
     p.add_argument("--memory", type=_bytes("--memory"), default=256 << 20,
                    help="M, the caches' budget (default: 256MiB)")
     p.add_argument("--data-size", type=_bytes("--data-size"), default=0,
-                   help="uncompressed data size D_u (default: 2M)")
+                   help="uncompressed data size D_u (default: 2M, twice the budget)")
     p.add_argument("--scale", type=_fraction("--scale", True, False), default=1.0,
                    help="multiply M and D_u by this, to fit the paper's ratios on a small "
                         "machine or to run faster (default: 1)")
@@ -681,18 +683,23 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                        help="use the emulated budget when no cgroup can be made")
         p.add_argument("--device-latency", default="0us",
                        help="emulated budget: latency added to each device read, e.g. 70us")
-    else:
+    elif engine == "rocksdb":
         p.add_argument("--budget", choices=budgets, default=budgets[0],
                        help="engine: block cache + RocksDB's compressed secondary cache, "
                             "direct reads; kernel: block cache + the page cache in a real "
                             "memory cgroup (default: engine)")
         p.add_argument("--allow-fallback", action="store_true",
                        help="use the engine budget when no cgroup can be made")
+    else:
+        p.add_argument("--budget", choices=budgets, default=budgets[0],
+                       help="kernel: WiredTiger's cache + the page cache in a real memory "
+                            "cgroup, the only budget (WiredTiger has no compressed cache of "
+                            "its own)")
     p.add_argument("--app-cache-overhead", type=_fraction("--app-cache-overhead", False, True),
                    default=None,
-                   help="kernel budget: the share of a block-cache growth that Symbiosis "
-                        "expects the engine's other memory to take from the page cache "
-                        "(default: 0.25)")
+                   help="kernel budget: the share of an application-cache growth that "
+                        "Symbiosis expects to come out of the page cache on top of the growth "
+                        "itself (default: %s)" % BENCH_APP_CACHE_OVERHEAD[engine])
     p.add_argument("--side-by-side", action="store_true",
                    help="run each static configuration at the same time as a Symbiosis run, "
                         "on two copies of the DB, one CPU each, and compare within each pair: "

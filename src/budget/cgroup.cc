@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -375,8 +376,9 @@ void ChildCgroup::AddProcess(pid_t pid) {
 
 namespace {
 
+constexpr int kGuardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 volatile sig_atomic_t g_received_signal = 0;
-struct sigaction g_old_sigint, g_old_sigterm;
+struct sigaction g_old_actions[std::size(kGuardedSignals)];
 
 void RecordSignal(int signal) { g_received_signal = signal; }
 
@@ -387,13 +389,15 @@ InterruptGuard::InterruptGuard() {
   struct sigaction action = {};
   action.sa_handler = RecordSignal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &g_old_sigint);
-  sigaction(SIGTERM, &action, &g_old_sigterm);
+  for (size_t i = 0; i < std::size(kGuardedSignals); ++i) {
+    sigaction(kGuardedSignals[i], &action, &g_old_actions[i]);
+  }
 }
 
 InterruptGuard::~InterruptGuard() {
-  sigaction(SIGINT, &g_old_sigint, nullptr);
-  sigaction(SIGTERM, &g_old_sigterm, nullptr);
+  for (size_t i = 0; i < std::size(kGuardedSignals); ++i) {
+    sigaction(kGuardedSignals[i], &g_old_actions[i], nullptr);
+  }
 }
 
 int InterruptGuard::received() { return g_received_signal; }
@@ -419,8 +423,7 @@ int RunInChildCgroup(ChildCgroup& cgroup, const std::function<int()>& body,
     throw CgroupError("cannot fork: " + ErrnoText(error));
   }
   if (pid == 0) {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
+    for (const int guarded : kGuardedSignals) signal(guarded, SIG_DFL);
     close(go[1]);
     char byte;
     ssize_t got;

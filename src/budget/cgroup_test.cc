@@ -1,5 +1,6 @@
 #include "symbiosis/cgroup.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,6 +136,26 @@ TEST(ChildCgroupTest, RoundTrip) {
 
   child.reset();
   EXPECT_FALSE(DirExists(dir));
+}
+
+// A driver whose output pipe closed (its wrapper script was killed) must
+// outlive the write that finds out, to remove its cgroup: the guard turns
+// SIGPIPE, like SIGINT, SIGTERM and SIGHUP, into a record, and gives the
+// previous action back when it ends.
+TEST(InterruptGuardTest, RecordsSigpipeAndHangupInsteadOfDying) {
+  for (const int sig : {SIGPIPE, SIGHUP, SIGTERM}) {
+    struct sigaction before = {};
+    ASSERT_EQ(sigaction(sig, nullptr, &before), 0);
+    {
+      InterruptGuard guard;
+      EXPECT_EQ(InterruptGuard::received(), 0);
+      ASSERT_EQ(raise(sig), 0);
+      EXPECT_EQ(InterruptGuard::received(), sig);
+    }
+    struct sigaction now = {};
+    ASSERT_EQ(sigaction(sig, nullptr, &now), 0);
+    EXPECT_EQ(now.sa_handler, before.sa_handler) << sig;
+  }
 }
 
 }  // namespace

@@ -250,3 +250,43 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(full_disk):
     lines = [l for l in proc.stderr.splitlines() if "error" in l]
     assert len(lines) == 1 and "disk full" in lines[0] and "nothing was kept" in lines[0], proc.stderr
     assert list(full_disk.iterdir()) == []
+
+
+def _cgroup_dir(name):
+    """The memory cgroup directory called `name`, or None."""
+    import os
+    for root, dirs, _ in os.walk("/sys/fs/cgroup"):
+        if name in dirs:
+            return os.path.join(root, name)
+        if root.count("/") > 7:
+            dirs[:] = []
+    return None
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_signal_to_the_driver_alone_removes_its_cgroup(tiny_db, sig):
+    # A signal to the driver's parent process only (not a terminal's Ctrl-C,
+    # which the child gets too) used to exit without removing the cgroup.
+    import signal
+    import time
+    from symbiosis.bench import driver_path
+    proc = subprocess.Popen([driver_path(), "run", "--db", str(tiny_db), "--memory", "32MiB",
+                             "--config", "static-default", "--budget", "kernel",
+                             "--duration", "60s"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    name = f"symbiosis-bench-{proc.pid}"
+    cgroup = None
+    deadline = time.monotonic() + 20
+    while cgroup is None and proc.poll() is None and time.monotonic() < deadline:
+        cgroup = _cgroup_dir(name)
+        time.sleep(0.1)
+    if cgroup is None:
+        proc.kill()
+        _, err = proc.communicate()
+        pytest.skip(f"no memory cgroup could be made here: {err.strip()[:200]}")
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and len(err.strip().splitlines()) == 1, err
+    import os
+    assert not os.path.exists(cgroup), f"{cgroup} left behind"

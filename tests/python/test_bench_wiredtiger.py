@@ -16,6 +16,10 @@ def test_help_names_the_budget_and_the_floor(cli):
     text = cli("bench", "wiredtiger", "--help").stdout
     for needle in ("kernel", "M/4", "static-default", "cache_size", "examples"):
         assert needle in text
+    # WiredTiger's own options, not RocksDB's: one budget, nothing to fall
+    # back to, and its page-cache overhead.
+    assert "--allow-fallback" not in text and "secondary cache" not in text
+    assert "(default: 0.3)" in " ".join(text.split())
 
 
 def test_driver_load_writes_a_table_wiredtiger_reads(tmp_path):
@@ -36,6 +40,7 @@ def test_driver_load_writes_a_table_wiredtiger_reads(tmp_path):
     (["--budget", "emulated"], "--budget"),
     (["--memory", "8MiB"], "below the minimum"),
     (["--configs", "static-9"], "is not a configuration"),
+    (["--allow-fallback"], "--allow-fallback"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "wiredtiger", *SMALL, "--db-dir", str(tmp_path), *args, check=False)

@@ -311,6 +311,15 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
+std::string CountersJson(const std::vector<std::pair<std::string, uint64_t>>& counters) {
+  std::string out = "{";
+  for (const auto& [name, value] : counters) {
+    if (out.size() > 1) out += ", ";
+    out += JsonString(name) + ": " + std::to_string(value);
+  }
+  return out + "}";
+}
+
 void DropFromPageCache(const std::string& db) {
   for (const auto& entry : fs::directory_iterator(db)) {
     const int fd = open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
@@ -511,7 +520,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
       "\"reserve_bytes\": %llu, \"cache_budget_bytes\": %llu, \"final_ma_bytes\": %llu, \"throughput_ops\": %.1f, "
       "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
       "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ops\": %llu, \"errors\": %llu, "
-      "\"measured_s\": %.2f, \"controller\": %s}\n",
+      "\"measured_s\": %.2f, \"engine_counters\": %s, \"controller\": %s}\n",
       JsonString(c.name).c_str(), JsonString(c.budget).c_str(),
       static_cast<unsigned long long>(c.memory), static_cast<unsigned long long>(c.reserve),
       static_cast<unsigned long long>(stats.memory_bytes),
@@ -520,7 +529,8 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
       lookups ? double(stats.app_hits - warm_stats.app_hits) / lookups : 0,
       reads ? double(stats.second_tier_hits - warm_stats.second_tier_hits) / reads : 0,
       static_cast<unsigned long long>(w.ops), static_cast<unsigned long long>(errors.load()),
-      measured_s, stats.controller ? ToJson(*stats.controller).c_str() : "null");
+      measured_s, CountersJson(stats.engine_counters).c_str(),
+      stats.controller ? ToJson(*stats.controller).c_str() : "null");
   std::fflush(stdout);
   if (InterruptGuard::received() != 0) return 130;
   return errors.load() == 0 ? 0 : 1;
@@ -606,6 +616,7 @@ int Run(BenchEngine& engine, const Flags& flags) {
   try {
     return RunInChildCgroup(*cgroup, [&] { return RunBody(engine, c); }, [] {});
   } catch (const CgroupError& e) {
+    cgroup.reset();  // Fail exits without unwinding the stack
     Fail(130, std::string("interrupted: ") + e.what() + "; the cgroup was removed");
   }
 }

@@ -46,6 +46,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "symbiosis/controller.h"
@@ -62,6 +63,9 @@ struct EngineStats {
   uint64_t reads = 0;               // misses that read a block
   uint64_t second_tier_hits = 0;    // of which the second tier served
   std::optional<ControllerStats> controller;  // Symbiosis only
+  // An engine's own counters since open, by name (the summary's
+  // "engine_counters").
+  std::vector<std::pair<std::string, uint64_t>> engine_counters;
 };
 
 // An engine plugin's Stats (symbiosis::leveldb::Stats, ...::rocksdb::Stats:

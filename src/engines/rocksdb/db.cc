@@ -316,21 +316,12 @@ const char* BudgetName(Budget budget) {
     return ::rocksdb::Status::InvalidArgument(
         "the engine budget needs memory_bytes (M); only the kernel budget reads M from the cgroup");
   }
-  uint64_t memory = options.memory_bytes;
-  if (memory == 0) {
-    try {
-      ControllerConfig config = options.controller;
-      config.memory_bytes = 0;
-      memory = ResolveMemoryBudget(config);
-    } catch (const std::exception& e) {
-      return ::rocksdb::Status::InvalidArgument(std::string("cannot read M from the cgroup: ") +
-                                                e.what() + "; set memory_bytes");
-    }
-  }
-  if (memory < kMinMemoryBytes) {
-    return ::rocksdb::Status::InvalidArgument("a budget of " + MiB(memory) +
-                                              " is below the minimum " + MiB(kMinMemoryBytes) +
-                                              "; raise it");
+  uint64_t memory = 0;
+  try {
+    memory = ResolveEngineMemory(options.memory_bytes, options.controller, kMinMemoryBytes,
+                                 "RocksDB");
+  } catch (const std::exception& e) {  // InputError, CgroupError
+    return ::rocksdb::Status::InvalidArgument(e.what());
   }
   if (!options.adaptive && options.static_app_bytes > memory) {
     return ::rocksdb::Status::InvalidArgument("static_app_bytes " + MiB(options.static_app_bytes) +

@@ -49,11 +49,21 @@ void Adapter::EndAccess() {
 
 void Adapter::ReportMiss(uint64_t file_id, std::string_view key) {
   const uint64_t miss_ns = SteadyNowNs() - op.start_ns;
+  std::optional<LeafPageMatch> before;
   {
     std::unique_lock lock(index_mu_);
-    index_[file_id].Learn(key, op.leaf);
+    LeafPageIndex& index = index_[file_id];
+    before = index.Find(key);
+    index.Learn(key, op.leaf);
   }
   auto mine = counts_.Mine();
+  if (before) {
+    const bool wrong = before->page.offset != op.leaf.offset;
+    mine.Add(&Counters::index_answers, 1);
+    mine.Add(&Counters::index_wrong, wrong);
+    mine.Add(&Counters::index_guesses, !before->certain);
+    mine.Add(&Counters::index_guesses_wrong, wrong && !before->certain);
+  }
   mine.Add(&Counters::lookups, 1);
   mine.Add(&Counters::reads, 1);
   mine.Add(&Counters::kernel_hits, op.kernel_hit);
@@ -136,6 +146,10 @@ AccessCounts Adapter::Counts() const {
     c.internal_reads += slot.internal_reads.Load();
     c.other_reads += slot.other_reads.Load();
     c.miss_ns += slot.miss_ns.Load();
+    c.index_answers += slot.index_answers.Load();
+    c.index_wrong += slot.index_wrong.Load();
+    c.index_guesses += slot.index_guesses.Load();
+    c.index_guesses_wrong += slot.index_guesses_wrong.Load();
   });
   return c;
 }

@@ -10,6 +10,9 @@
 //                      key lives there), and a read the kernel served or
 //                      not;
 //   no leaf read       a hit, of the page the index says holds the key.
+// Every miss also checks the index: the page it would have named for the
+// key, against the page read (AccessCounts::index_*), which measures its
+// accuracy on the real engine as it runs.
 // Internal pages are read rarely and always looked up; they are counted
 // but not reported. Reads outside an operation, and operations on other
 // threads, are not the workload: they are counted as background reads.
@@ -48,6 +51,12 @@ struct AccessCounts {
   uint64_t internal_reads = 0;   // internal pages read in operations
   uint64_t other_reads = 0;      // data-file reads outside operations
   uint64_t miss_ns = 0;          // summed time of the misses, read to op end
+  // The index checked on every miss before it learns from it: the page it
+  // would have named for the key against the page read.
+  uint64_t index_answers = 0;        // misses the index had a page for
+  uint64_t index_wrong = 0;          // of which another page than the one read
+  uint64_t index_guesses = 0;        // of the answers, guesses
+  uint64_t index_guesses_wrong = 0;  // of which another page
 };
 
 class Adapter {
@@ -88,6 +97,10 @@ class Adapter {
     Counter internal_reads;
     Counter other_reads;
     Counter miss_ns;
+    Counter index_answers;
+    Counter index_wrong;
+    Counter index_guesses;
+    Counter index_guesses_wrong;
   };
 
   void ReportMiss(uint64_t file_id, std::string_view key);

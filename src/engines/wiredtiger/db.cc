@@ -259,6 +259,10 @@ Stats DbImpl::GetStats() const {
   s.guessed_hits = c.guessed_hits;
   s.unidentified_hits = c.unidentified_hits;
   s.indexed_pages = adapter_.IndexedPages();
+  s.index_answers = c.index_answers;
+  s.index_wrong = c.index_wrong;
+  s.index_guesses = c.index_guesses;
+  s.index_guesses_wrong = c.index_guesses_wrong;
   const std::vector<uint64_t> engine = EngineStats(
       {WT_STAT_CONN_CACHE_BYTES_INUSE, WT_STAT_CONN_CACHE_PAGES_REQUESTED, WT_STAT_CONN_CACHE_READ});
   s.app_usage_bytes = engine[0];
