@@ -97,6 +97,13 @@ struct ControllerConfig {
   // Differences of L_e below this fraction of C_a + C_k are noise, however
   // large relative to a tiny L_e.
   double change_floor = 0.01;
+  // In Stable, the reference is the mean of change_base_windows windows
+  // after the caches warmed, and change_confirm_windows windows in a row
+  // must differ from it: at a page-cache cliff one window's L_e swings by
+  // a third (bench/wiredtiger.md section 2), and a single window against
+  // the best one sent M_a back to the floor on noise. Both >= 1.
+  uint32_t change_base_windows = 3;
+  uint32_t change_confirm_windows = 2;
   // The guard: predictions are used only if the simulated current
   // configuration is within this relative error of the measured one.
   double model_tolerance = 0.5;

@@ -88,6 +88,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.max_trials > 0, "max_trials must be at least 1 (default 2); trial_band = 0 turns "
                             "trials off");
   Require(c.change_floor >= 0 && c.change_floor < 1, "change_floor must be in [0, 1), e.g. 0.01");
+  Require(c.change_base_windows >= 1 && c.change_confirm_windows >= 1,
+          "change_base_windows and change_confirm_windows must be at least 1 (defaults 3, 2)");
   Require(c.model_tolerance > 0 && std::isfinite(c.model_tolerance),
           "model_tolerance must be > 0, e.g. 0.5");
   Require(c.sample_rate > 0 && c.sample_rate <= 1,

@@ -75,6 +75,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c = Budget(m);
   c.min_app_fraction = 1;
   ExpectRejected(c, "min_app_fraction");
+  c = Budget(m);
+  c.change_confirm_windows = 0;
+  ExpectRejected(c, "change_confirm_windows");
 }
 
 TEST(ControllerTest, MemoryBudgetComesFromTheCgroupWhenNotGiven) {

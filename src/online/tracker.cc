@@ -252,8 +252,10 @@ void Tracker::UpdateCpuLoad(const EventTotals& w) {
 }
 
 // After a resize the caches warm for a while: the reference follows L_e
-// down as long as it improves, then freezes; a window that differs from
-// the frozen reference by more than the change threshold starts a round.
+// down as long as it improves; then it becomes the mean of the next
+// change_base_windows windows (the best single window would make any
+// noisy one look like a change). change_confirm_windows windows in a row
+// that differ from it by more than the change threshold start a round.
 void Tracker::OnStableWindow(const Measurement& m) {
   const double latency = Latency(m);
   if (!reference_) {
@@ -261,13 +263,32 @@ void Tracker::OnStableWindow(const Measurement& m) {
     following_ = true;
     return;
   }
-  const double reference = Latency(*reference_);
-  if (following_ && latency < reference) {
-    reference_ = m;
+  if (following_) {
+    if (latency < Latency(*reference_)) {
+      reference_ = m;
+      return;
+    }
+    following_ = false;
+    base_sum_ = Measurement{0, 0};
+    base_windows_ = 0;
+    changed_windows_ = 0;
+  }
+  if (base_windows_ < config_.change_base_windows) {
+    base_sum_.hit_app += m.hit_app;
+    base_sum_.hit_kernel += m.hit_kernel;
+    if (++base_windows_ == config_.change_base_windows) {
+      reference_ = Measurement{base_sum_.hit_app / base_windows_,
+                               base_sum_.hit_kernel / base_windows_};
+    }
     return;
   }
-  following_ = false;
-  if (!Changed(latency, reference)) return;
+  const double reference = Latency(*reference_);
+  if (!Changed(latency, reference)) {
+    changed_windows_ = 0;
+    return;
+  }
+  if (++changed_windows_ < config_.change_confirm_windows) return;
+  changed_windows_ = 0;
   if (now_ < no_round_until_) {  // backing off after churn: just re-anchor
     reference_ = m;
     following_ = true;

@@ -155,6 +155,9 @@ class Tracker {
   // Stable.
   std::optional<Measurement> reference_;
   bool following_ = false;  // the reference still follows L_e down
+  Measurement base_sum_;       // the windows the reference averages
+  uint32_t base_windows_ = 0;  // so far; the reference is frozen at change_base_windows
+  uint32_t changed_windows_ = 0;  // in a row beyond the change threshold
   uint64_t stable_since_ = 0;
   uint64_t no_round_until_ = 0;  // churn back-off
   // Settling.

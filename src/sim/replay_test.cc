@@ -106,7 +106,7 @@ TEST(ReplayTest, DataSetGrowthStartsAResetRoundThatFindsTheNewBestSplit) {
   EXPECT_NE(after->trigger.find("rose"), std::string::npos) << after->trigger;
   EXPECT_TRUE(after->reset);
   EXPECT_EQ(after->current_ma_bytes, 8 * kMiB);  // the engine default
-  EXPECT_LE(after->start_access, 2'300'000u);    // detected within 3 windows
+  EXPECT_LE(after->start_access, 2'400'000u);    // within 4 windows: 2 in a row confirm
   EXPECT_EQ(after->decision, "adopted") << after->reason;
   const Sweep sweep = SweepOf(s.trace, 2'000'000, s.trace.accesses.size(),
                               after->adopted_ma_bytes);
