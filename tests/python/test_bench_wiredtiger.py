@@ -47,3 +47,15 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     assert proc.returncode == 2, proc.stderr
     lines = [l for l in proc.stderr.splitlines() if "error" in l]
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_help_defaults_are_the_plugins_own():
+    # The CLI's --app-cache-overhead help repeats each plugin's
+    # Options::kernel_app_cache_overhead; a change in a header must show.
+    import re
+    from conftest import REPO
+    from symbiosis.cli import BENCH_APP_CACHE_OVERHEAD
+    for engine, default in BENCH_APP_CACHE_OVERHEAD.items():
+        header = (REPO / "include" / "symbiosis" / f"{engine}.h").read_text()
+        found = re.search(r"double kernel_app_cache_overhead = ([0-9.]+);", header)
+        assert found and float(found.group(1)) == default, engine

@@ -64,6 +64,23 @@ struct Reader {
   WT_CURSOR* cursor = nullptr;
 };
 
+// `readers` threads, each making `ops` marked reads of random keys below
+// `keys` and checking every value.
+void ReadInThreads(const Db& db, int keys, int readers, int ops) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < readers; ++t) {
+    threads.emplace_back([&, t] {
+      Reader reader(db.connection());
+      std::mt19937_64 rng(t);
+      for (int n = 0; n < ops; ++n) {
+        const int i = static_cast<int>(rng() % keys);
+        if (reader.Get(db, Key(i)) != Value(i)) ADD_FAILURE() << i;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+}
+
 class WiredTigerTest : public ::testing::Test {
  protected:
   WiredTigerTest() : temp_("symbiosis_wiredtiger_test"), home_(temp_.path("wt")) {}
@@ -203,18 +220,7 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   const Status s = Open(o, home_, &db);
   ASSERT_TRUE(s.ok()) << s.message;
   EXPECT_EQ(db->GetStats().app_capacity_bytes, 16 * kMiB);  // starts at the floor
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      Reader reader(db->connection());
-      std::mt19937_64 rng(t);
-      for (int n = 0; n < 20'000; ++n) {
-        const int i = static_cast<int>(rng() % kKeys);
-        if (reader.Get(*db, Key(i)) != Value(i)) ADD_FAILURE() << i;
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  ReadInThreads(*db, kKeys, 4, 20'000);
   const Stats stats = db->GetStats();
   ASSERT_TRUE(stats.adaptive);
   EXPECT_EQ(stats.lookups, 80'000u);
@@ -242,18 +248,7 @@ TEST_F(WiredTigerTest, FourReadersAndAResizeStorm) {
   std::thread resizer([&] {
     for (uint64_t n = 0; !done.load(); ++n) db->SetAppCacheCapacity((1 + n % 8) * 4 * kMiB);
   });
-  std::vector<std::thread> readers;
-  for (int t = 0; t < 4; ++t) {
-    readers.emplace_back([&, t] {
-      Reader reader(db->connection());
-      std::mt19937_64 rng(t);
-      for (int n = 0; n < 10'000; ++n) {
-        const int i = static_cast<int>(rng() % kKeys);
-        if (reader.Get(*db, Key(i)) != Value(i)) ADD_FAILURE() << i;
-      }
-    });
-  }
-  for (std::thread& t : readers) t.join();
+  ReadInThreads(*db, kKeys, 4, 10'000);
   done = true;
   resizer.join();
   EXPECT_EQ(db->GetStats().lookups, 40'000u);
