@@ -70,6 +70,10 @@ class LevelDbBench final : public sb::BenchDb {
     return it->status().ok();
   }
   sb::EngineStats Stats() const override { return sb::FromPluginStats(db_->GetStats()); }
+  bool Suspend(bool suspended) override {
+    db_->Suspend(suspended);
+    return true;
+  }
 
  private:
   std::unique_ptr<sl::Db> db_;

@@ -85,6 +85,10 @@ class RocksDbBench final : public sb::BenchDb {
     return it->status().ok();
   }
   sb::EngineStats Stats() const override { return sb::FromPluginStats(db_->GetStats()); }
+  bool Suspend(bool suspended) override {
+    db_->Suspend(suspended);
+    return true;
+  }
 
  private:
   std::unique_ptr<sr::Db> db_;

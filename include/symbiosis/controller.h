@@ -297,6 +297,13 @@ struct ControllerStats {
 
 std::string ToJson(const ControllerStats& stats);
 
+// In Stable the miss costs only need to stay current for the next round,
+// and the two schedstat reads around a sampled device read (1.1 us each)
+// were most of what Symbiosis cost in Stable: LevelDB with no block cache
+// ran 2.9% slower than its static path with them, 0.7-1.35% with eight
+// times fewer (bench/leveldb.md section 4).
+constexpr uint32_t kStableSchedSampleSlowdown = 8;
+
 class Controller {
  public:
   // Applies config.initial_app_bytes through `resizer` (may be null: then
@@ -319,6 +326,10 @@ class Controller {
   // Whether a round is simulating now (a relaxed load; it may change at
   // the next call).
   bool simulating() const;
+  // How many times fewer reads the engine plugins should time with the
+  // scheduler's times (SampledThreadSchedTimes) now: 1 in rounds,
+  // kStableSchedSampleSlowdown in Stable. A relaxed load.
+  uint32_t sched_sample_slowdown() const;
 
   // One read of a block's on-disk bytes after an application-cache miss:
   // whether the kernel (or compressed) cache held all of them, and how

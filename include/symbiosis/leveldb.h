@@ -105,6 +105,7 @@ struct Stats {
   uint64_t reads = 0;              // block reads after a miss
   uint64_t second_tier_hits = 0;   // of which served from memory
   uint64_t miss_ns = 0;            // summed time of those misses
+  bool suspended = false;          // see Db::Suspend
   ControllerStats controller;      // adaptive only
 };
 
@@ -118,6 +119,13 @@ class Db {
   // Static configurations: sets M_a (and, emulated, M_k = M - M_a).
   // REQUIRES: !adaptive; bytes <= M.
   virtual void SetAppCacheCapacity(uint64_t bytes) = 0;
+  // Adaptive: while suspended, block lookups and reads are not reported to
+  // the Controller, so M_a stays as it is and no round starts, and each
+  // access costs what it costs in a static configuration. For work whose
+  // accesses should not steer the split (a backup's full scan, a bulk
+  // check), and to measure what Symbiosis costs (`leveldb_bench overhead`).
+  // Table files opened and deleted are still reported. Static: no effect.
+  virtual void Suspend(bool suspended) = 0;
 };
 
 // Opens the DB at `path`. Returns InvalidArgument for a bad budget (below

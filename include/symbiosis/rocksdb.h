@@ -95,6 +95,7 @@ struct Stats {
   uint64_t second_tier_hits = 0;      // of which the second tier served
   uint64_t miss_ns = 0;               // summed time of those misses
   uint64_t unmapped_lookups = 0;      // hits of a file not yet seen read
+  bool suspended = false;             // see SharedBudget::Suspend
   ControllerStats controller;         // adaptive only
 };
 
@@ -107,6 +108,8 @@ class Db {
   // none were given: the default family only).
   virtual const std::vector<::rocksdb::ColumnFamilyHandle*>& handles() const = 0;
   virtual Stats GetStats() const = 0;
+  // SharedBudget::Suspend of this DB's budget (all its DBs).
+  virtual void Suspend(bool suspended) = 0;
 };
 
 // One memory budget, its caches and its Controller.
@@ -135,6 +138,13 @@ class SharedBudget {
   // Static budgets: sets M_a (and, engine budget, M - M_a below it).
   // REQUIRES: !adaptive; bytes <= M.
   virtual void SetAppCacheCapacity(uint64_t bytes) = 0;
+  // Adaptive: while suspended, block lookups and reads are not reported to
+  // the Controller, so M_a stays as it is and no round starts, and each
+  // access costs what it costs in a static budget. For work whose accesses
+  // should not steer the split (a backup's full scan), and to measure what
+  // Symbiosis costs (`rocksdb_bench overhead`). Table files opened and
+  // deleted are still reported. Static: no effect.
+  virtual void Suspend(bool suspended) = 0;
   // For tests: how many secondary-cache keys (engine budget) the table
   // files deleted so far had, and how many of them the secondary cache
   // still holds (counted in it); 0 for the kernel budget.

@@ -52,9 +52,11 @@ constexpr uint32_t SampleEvery(SampleSite site) {
   return site == SampleSite::kDeviceRead ? 8 : 128;
 }
 
-// ThisThreadSchedTimes for one call in SampleEvery(site) at `site` on the
-// calling thread, nullopt for the others.
-std::optional<SchedTimes> SampledThreadSchedTimes(SampleSite site);
+// ThisThreadSchedTimes for one call in SampleEvery(site) * `slowdown` at
+// `site` on the calling thread, nullopt for the others (and for all with
+// `slowdown` 0). The Controller asks for fewer samples in Stable
+// (Controller::sched_sample_slowdown).
+std::optional<SchedTimes> SampledThreadSchedTimes(SampleSite site, uint32_t slowdown = 1);
 
 // The process's CPU time (all threads, also those that exited) and its
 // live threads' run-queue wait (a thread that exited takes its wait with

@@ -285,6 +285,9 @@ class Controller::Rep {
   }
 
   bool simulating() const { return simulating_.load(std::memory_order_relaxed); }
+  uint32_t sched_sample_slowdown() const {
+    return sched_sample_slowdown_.load(std::memory_order_relaxed);
+  }
 
   void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                   const std::optional<SchedTimes>& sched) {
@@ -403,6 +406,9 @@ class Controller::Rep {
   void Publish() {
     deadline_.store(tracker_.next_deadline(), std::memory_order_relaxed);
     simulating_.store(tracker_.simulating(), std::memory_order_relaxed);
+    sched_sample_slowdown_.store(
+        tracker_.state() == ControllerState::kStable ? kStableSchedSampleSlowdown : 1,
+        std::memory_order_relaxed);
   }
 
   void Tick() {
@@ -493,6 +499,7 @@ class Controller::Rep {
   std::atomic<uint64_t> clock_{0};
   std::atomic<uint64_t> deadline_{0};
   std::atomic<bool> simulating_{false};
+  std::atomic<uint32_t> sched_sample_slowdown_{1};
   std::atomic<uint64_t> ignored_{0};
 };
 
@@ -505,6 +512,7 @@ void Controller::RecordAppAccess(const Block& block, bool hit) {
 }
 void Controller::RecordAppAccessUnidentified(bool hit) { rep_->RecordAppAccessUnidentified(hit); }
 bool Controller::simulating() const { return rep_->simulating(); }
+uint32_t Controller::sched_sample_slowdown() const { return rep_->sched_sample_slowdown(); }
 void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                             std::optional<SchedTimes> sched) {
   rep_->RecordRead(block, kernel_hit, service_ns, sched);

@@ -189,6 +189,25 @@ ControllerConfig FastConfig(uint64_t m) {
   return c;
 }
 
+// Rounds time every sampled read; Stable asks the plugins for fewer.
+TEST(ControllerTest, StableAsksForFewerTimedReads) {
+  Controller controller(FastConfig(64 * kMiB), nullptr);
+  EXPECT_EQ(controller.Stats().state, ControllerState::kAdapting);
+  EXPECT_EQ(controller.sched_sample_slowdown(), 1u);
+  std::mt19937_64 rng(5);
+  uint64_t n = 0;
+  for (; n < 2'000'000 && controller.Stats().state != ControllerState::kStable; n += 1000) {
+    for (int i = 0; i < 1000; ++i) {
+      const Block b{1, (rng() % 4000) * 4096, 2053, 4096};
+      const bool hit = rng() % 2 == 0;
+      controller.RecordAppAccess(b, hit);
+      if (!hit) controller.RecordRead(b, rng() % 4 != 0, 5000);
+    }
+  }
+  ASSERT_EQ(controller.Stats().state, ControllerState::kStable) << "after " << n << " accesses";
+  EXPECT_EQ(controller.sched_sample_slowdown(), kStableSchedSampleSlowdown);
+}
+
 // Eight threads feed accesses, reads (with service times) and file
 // deletions while the hit ratio swings, so rounds start, are abandoned
 // and resize the caches; another thread reads Stats(). Run under

@@ -80,9 +80,11 @@ std::optional<SchedTimes> ThisThreadSchedTimesSince(const std::optional<SchedTim
   return SchedTimesSince(*start, *end);
 }
 
-std::optional<SchedTimes> SampledThreadSchedTimes(SampleSite site) {
+std::optional<SchedTimes> SampledThreadSchedTimes(SampleSite site, uint32_t slowdown) {
   thread_local uint32_t calls[2] = {0, 0};
-  if (++calls[static_cast<int>(site)] % SampleEvery(site) != 0) return std::nullopt;
+  if (slowdown == 0 || ++calls[static_cast<int>(site)] % (SampleEvery(site) * slowdown) != 0) {
+    return std::nullopt;
+  }
   return ThisThreadSchedTimes();
 }
 

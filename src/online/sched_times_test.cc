@@ -88,6 +88,14 @@ TEST(SchedTimesTest, EachSiteSamplesOnceInItsEveryAndCountsApart) {
   }
   EXPECT_EQ(device, 1024 / static_cast<int>(SampleEvery(SampleSite::kDeviceRead)));
   EXPECT_EQ(hits, 1024 / static_cast<int>(SampleEvery(SampleSite::kSecondTierHit)));
+  // A slowdown samples that many times fewer; 0 none.
+  int slowed = 0, none = 0;
+  for (int i = 0; i < 1024; i++) {
+    slowed += SampledThreadSchedTimes(SampleSite::kDeviceRead, 8).has_value();
+    none += SampledThreadSchedTimes(SampleSite::kDeviceRead, 0).has_value();
+  }
+  EXPECT_EQ(slowed, 1024 / static_cast<int>(8 * SampleEvery(SampleSite::kDeviceRead)));
+  EXPECT_EQ(none, 0);
 }
 
 TEST(SchedTimesTest, ProcessTimesCoverTheCallingThread) {

@@ -209,6 +209,42 @@ def test_driver_rejects_a_warmup_that_leaves_nothing_to_measure(tiny_db):
     assert len(lines) == 1 and "--warmup" in lines[0] and "--duration" in lines[0], proc.stderr
 
 
+def test_overhead_alternates_symbiosis_and_its_static_path_on_one_cache(tiny_db):
+    import json
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "overhead", "--db", str(tiny_db), "--memory", "32MiB",
+                           "--budget", "emulated", "--warmup", "1s", "--pairs", "20",
+                           "--slice", "50ms"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(l) for l in proc.stdout.splitlines()]
+    pairs = [l for l in lines if l["type"] == "pair"]
+    summary = lines[-1]
+    assert summary["type"] == "overhead_summary" and len(pairs) == 20
+    assert [p["first"] for p in pairs[:4]] == ["a", "b", "a", "b"]
+    valid = [p for p in pairs if p["valid"]]
+    assert summary["valid_pairs"] == len(valid) > 0
+    assert summary["app_bytes"] == valid[0]["ma_bytes"] > 0
+    assert summary["ratio"] == pytest.approx(
+        sum(p["a_ops_per_s"] for p in valid) / sum(p["b_ops_per_s"] for p in valid), rel=1e-4)
+    assert summary["median_low"] <= summary["median_ratio"] <= summary["median_high"]
+    # Both halves of a pair read through the same cache: the 2 MiB DB fits it.
+    assert min(p["a_hit_app"] for p in valid) > 0.9 and min(p["b_hit_app"] for p in valid) > 0.9
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--budget", "emulated"], "--memory"),
+    (["--memory", "32MiB", "--slice", "10ms"], "--slice"),
+    (["--memory", "32MiB", "--pairs", "0"], "--pairs"),
+])
+def test_overhead_rejects_bad_flags_in_one_line(tiny_db, args, message):
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "overhead", "--db", str(tiny_db), *args],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
 def test_driver_load_rejects_a_bad_alpha(tmp_path):
     from symbiosis.bench import driver_path
     proc = subprocess.run([driver_path(), "load", "--db", str(tmp_path / "db"), "--data-size", "2MiB",

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -334,6 +335,61 @@ const char* StateName(const EngineStats& stats) {
   return stats.controller ? ControllerStateName(stats.controller->state) : "static";
 }
 
+// Opens the DB, or says why not on stderr and returns null.
+std::unique_ptr<BenchDb> OpenOrExplain(BenchEngine& engine, const OpenRequest& request) {
+  std::string error;
+  std::unique_ptr<BenchDb> db = engine.Open(request, &error);
+  if (!db) {
+    std::fprintf(stderr, "%s: error: cannot open %s: %s\n", program.c_str(), request.path.c_str(),
+                 error.c_str());
+  }
+  return db;
+}
+
+// --memory, checked against the engine's minimum.
+uint64_t ParseMemory(const BenchEngine& engine, const Flags& flags) {
+  const uint64_t memory = ParseBytes(flags.Get("memory", ""), "--memory");
+  if (memory < engine.min_memory_bytes()) {
+    Fail(2, "--memory " + std::to_string(memory >> 20) + " MiB is below the minimum " +
+                std::to_string(engine.min_memory_bytes() >> 20) + " MiB; raise it");
+  }
+  return memory;
+}
+
+// --budget, one of the engine's (the first by default).
+std::string ParseBudget(const BenchEngine& engine, const Flags& flags) {
+  const std::vector<std::string> budgets = engine.budgets();
+  const std::string budget = flags.Get("budget", budgets.front());
+  if (std::find(budgets.begin(), budgets.end(), budget) == budgets.end()) {
+    std::string names;
+    for (const std::string& b : budgets) names += (names.empty() ? "" : " or ") + b;
+    Fail(2, "--budget must be " + names + ", not '" + budget + "'");
+  }
+  return budget;
+}
+
+// Runs `body` in a forked child inside `cgroup`, after the DB's pages are
+// dropped from the page cache, with Ctrl-C (and the other guarded signals)
+// removing the cgroup.
+int RunInBenchCgroup(std::unique_ptr<ChildCgroup> cgroup, const std::string& db,
+                     const std::function<int()>& body) {
+  DropFromPageCache(db);
+  InterruptGuard guard;
+  try {
+    return RunInChildCgroup(*cgroup, body, [] {});
+  } catch (const CgroupError& e) {
+    cgroup.reset();  // Fail exits without unwinding the stack
+    Fail(130, std::string("interrupted: ") + e.what() + "; the cgroup was removed");
+  }
+}
+
+// A cgroup of `limit` bytes for this run, under this process's own.
+// Throws CgroupError.
+std::unique_ptr<ChildCgroup> MakeBenchCgroup(uint64_t limit) {
+  return ChildCgroup::Create(DetectMemoryCgroup(), "symbiosis-bench-" + std::to_string(getpid()),
+                             limit);
+}
+
 int RunBody(BenchEngine& engine, const RunConfig& c) {
   OpenRequest request;
   request.path = c.db;
@@ -344,13 +400,8 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   request.static_app_bytes = StaticAppBytes(c.name, c.memory, engine.default_app_bytes(c.memory));
   request.device_latency_ns = c.device_latency_ns;
   request.app_cache_overhead = c.app_cache_overhead;
-  std::string error;
-  std::unique_ptr<BenchDb> db = engine.Open(request, &error);
-  if (!db) {
-    std::fprintf(stderr, "%s: error: cannot open %s: %s\n", program.c_str(), c.db.c_str(),
-                 error.c_str());
-    return 2;
-  }
+  std::unique_ptr<BenchDb> db = OpenOrExplain(engine, request);
+  if (!db) return 2;
   const uint32_t entry_bytes = kKeyBytes + c.layout.value_bytes;
   uint64_t phase_ops_total = 0;
   std::vector<uint64_t> phase_end;  // cumulative op counts
@@ -544,20 +595,10 @@ int Run(BenchEngine& engine, const Flags& flags) {
   c.db = flags.Get("db", "");
   c.name = flags.Get("config", "");
   c.layout = ReadLayout(c.db);
-  c.memory = ParseBytes(flags.Get("memory", ""), "--memory");
+  c.memory = ParseMemory(engine, flags);
   c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
-  if (c.memory < engine.min_memory_bytes()) {
-    Fail(2, "--memory " + std::to_string(c.memory >> 20) + " MiB is below the minimum " +
-                std::to_string(engine.min_memory_bytes() >> 20) + " MiB; raise it");
-  }
   StaticAppBytes(c.name, c.memory, engine.default_app_bytes(c.memory));  // validates the name
-  const std::vector<std::string> budgets = engine.budgets();
-  c.budget = flags.Get("budget", budgets.front());
-  if (std::find(budgets.begin(), budgets.end(), c.budget) == budgets.end()) {
-    std::string names;
-    for (const std::string& b : budgets) names += (names.empty() ? "" : " or ") + b;
-    Fail(2, "--budget must be " + names + ", not '" + c.budget + "'");
-  }
+  c.budget = ParseBudget(engine, flags);
   if (flags.Has("phases") && flags.Has("workload")) Fail(2, "give --workload or --phases, not both");
   c.phases = flags.Has("phases") ? ParsePhases(flags.Get("phases", ""))
                                  : std::vector<Phase>{{flags.Get("workload", "uniform"), 0, 0}};
@@ -594,9 +635,7 @@ int Run(BenchEngine& engine, const Flags& flags) {
   }
   std::unique_ptr<ChildCgroup> cgroup;
   try {
-    const MemoryCgroup parent = DetectMemoryCgroup();
-    cgroup = ChildCgroup::Create(parent, "symbiosis-bench-" + std::to_string(getpid()),
-                                 c.memory + c.reserve);
+    cgroup = MakeBenchCgroup(c.memory + c.reserve);
   } catch (const CgroupError& e) {
     const std::string fallback = engine.FallbackBudget();
     if (!flags.Has("allow-fallback") || fallback.empty()) {
@@ -611,14 +650,264 @@ int Run(BenchEngine& engine, const Flags& flags) {
     return RunBody(engine, c);
   }
   c.in_cgroup = true;
-  DropFromPageCache(c.db);
-  InterruptGuard guard;
-  try {
-    return RunInChildCgroup(*cgroup, [&] { return RunBody(engine, c); }, [] {});
-  } catch (const CgroupError& e) {
-    cgroup.reset();  // Fail exits without unwinding the stack
-    Fail(130, std::string("interrupted: ") + e.what() + "; the cgroup was removed");
+  return RunInBenchCgroup(std::move(cgroup), c.db, [&] { return RunBody(engine, c); });
+}
+
+// --- overhead ----------------------------------------------------------------
+//
+// What Symbiosis costs in Stable. One DB is opened with Symbiosis; once it
+// is Stable, the readers run in slices that alternate between Symbiosis
+// reporting every access (A) and Symbiosis suspended (B, BenchDb::Suspend),
+// in which each access takes the static configuration's path: same cache,
+// same M_a, same blocks at the same addresses. Pairs go A B, B A, A B, ...
+//
+// Why one DB and slices: the host's other tenants change the vCPUs' speed
+// by up to 2x from one second to the next, and runs one after another, side
+// by side on one CPU each, or even two copies of the DB in one process
+// alternating by the second differed by 4-6% for a whole run (memory
+// placement): any of these hid a 1% cost. Adjacent slices of one DB see the
+// same machine and the same memory.
+//
+// A budget that needs a cgroup runs in one, as `run` does; with
+// --no-cgroup the page cache holds the DB and the readers are CPU-bound,
+// where a per-access cost weighs most. Not measured either way: timed work
+// that serves the whole process (the kernel budget's once-a-second
+// PageCacheRoomMonitor) falls on both halves of a pair alike.
+
+struct OverheadConfig {
+  std::string db;
+  Layout layout;
+  uint64_t memory = 0;
+  uint64_t reserve = 32ull << 20;  // a cgroup budget's cgroup is memory + reserve
+  bool in_cgroup = false;
+  std::string budget;
+  std::string workload;
+  int threads = 4;
+  double warmup_s = 30;
+  double settle_s = 120;  // at most this long past the warm-up for Stable
+  double slice_s = 0.25;
+  int pairs = 400;
+  uint64_t seed = 1;
+  bool progress = false;
+  std::optional<double> app_cache_overhead;
+};
+
+struct MedianSummary {
+  double median = 0, low = 0, high = 0;
+};
+
+// The median of `values` and its distribution-free interval of about 95%:
+// the values of ranks n/2 -+ 0.98 sqrt(n), clamped (the sign test's normal
+// approximation). All zero when `values` is empty.
+MedianSummary Median(std::vector<double> values) {
+  MedianSummary m;
+  if (values.empty()) return m;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  m.median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  const double half = 0.98 * std::sqrt(static_cast<double>(n));
+  const auto at = [&](double rank) {
+    return values[static_cast<size_t>(std::clamp(rank, 0.0, static_cast<double>(n - 1)))];
+  };
+  m.low = at(std::floor(n / 2.0 - half));
+  m.high = at(std::ceil(n / 2.0 + half) - 1);
+  return m;
+}
+
+int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
+  OpenRequest request;
+  request.path = c.db;
+  request.budget = c.budget;
+  request.memory = c.memory;
+  request.reserve = c.reserve;
+  request.in_cgroup = c.in_cgroup;
+  request.app_cache_overhead = c.app_cache_overhead;
+  std::unique_ptr<BenchDb> db = OpenOrExplain(engine, request);
+  if (!db) return 2;
+  if (!db->Suspend(false)) {
+    std::fprintf(stderr, "%s: error: the %s plugin cannot suspend Symbiosis, which overhead needs\n",
+                 program.c_str(), engine.name().c_str());
+    return 2;
   }
+
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> errors{0};
+  struct alignas(64) Count {
+    std::atomic<uint64_t> ops{0};
+  };
+  std::vector<Count> counts(c.threads);
+  const uint32_t entry_bytes = kKeyBytes + c.layout.value_bytes;
+  const auto reader = [&](int t) {
+    std::unique_ptr<Workload> workload =
+        MakeWorkload(c.workload, c.layout.keys, entry_bytes, c.seed * 7919 + t * 104729);
+    std::string value;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const KeyRequest request = workload->Next();
+      const bool ok = request.count <= 1 ? db->Get(Key(request.first_key), &value)
+                                         : db->Scan(Key(request.first_key), request.count);
+      if (!ok) errors.fetch_add(1, std::memory_order_relaxed);
+      counts[t].ops.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  const auto total_ops = [&] {
+    uint64_t sum = 0;
+    for (const Count& n : counts) sum += n.ops.load(std::memory_order_relaxed);
+    return sum;
+  };
+  const auto interrupted = [] { return InterruptGuard::received() != 0; };
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  const auto stable_at = [&](uint64_t* ma) {
+    const EngineStats s = db->Stats();
+    *ma = s.app_capacity_bytes;
+    return s.controller && s.controller->state == ControllerState::kStable &&
+           s.controller->target_app_bytes == s.controller->app_bytes;
+  };
+
+  std::vector<std::thread> threads;
+  for (int t = 0; t < c.threads; ++t) threads.emplace_back(reader, t);
+  const auto finish = [&] {
+    stop = true;
+    for (auto& t : threads) t.join();
+    db->Suspend(false);
+    if (c.progress) std::fprintf(stderr, "\n");
+  };
+
+  // Warm up until Stable.
+  uint64_t ma = 0;
+  const auto begin = std::chrono::steady_clock::now();
+  while (!interrupted()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const double t = seconds_since(begin);
+    if (c.progress) {
+      const EngineStats s = db->Stats();
+      std::fprintf(stderr, "\rwarming up  t=%6.1fs  M_a %6.1f MiB  %-9s", t,
+                   s.app_capacity_bytes / 1048576.0, StateName(s));
+    }
+    if (t >= c.warmup_s && stable_at(&ma)) break;
+    if (t >= c.warmup_s + c.settle_s) {
+      const std::string state = StateName(db->Stats());
+      finish();
+      Fail(1, "Symbiosis was not Stable " + std::to_string(static_cast<int>(t)) +
+                  " s into the run (" + state +
+                  "); lengthen --warmup, or choose a workload it settles in");
+    }
+  }
+
+  // Pairs of slices; a pair counts only if Symbiosis stayed Stable at M_a.
+  struct Slice {
+    double ops_per_s = 0, hit_app = 0;
+  };
+  const auto run_slice = [&](bool suspended) {
+    db->Suspend(suspended);
+    const EngineStats before = db->Stats();
+    const uint64_t ops_before = total_ops();
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(c.slice_s));
+    Slice slice;
+    slice.ops_per_s = (total_ops() - ops_before) / seconds_since(start);
+    const EngineStats after = db->Stats();
+    const uint64_t lookups = after.lookups - before.lookups;
+    slice.hit_app = lookups ? double(after.app_hits - before.app_hits) / lookups : 0;
+    return slice;
+  };
+  std::vector<double> ratios;
+  double sum_a = 0, sum_b = 0;
+  int done = 0, invalid = 0;
+  for (int i = 0; i < c.pairs && !interrupted(); ++i) {
+    Slice a, b;
+    if (i % 2 == 0) {
+      a = run_slice(false);
+      b = run_slice(true);
+    } else {
+      b = run_slice(true);
+      a = run_slice(false);
+    }
+    uint64_t now_ma = 0;
+    const bool valid = stable_at(&now_ma) && now_ma == ma && b.ops_per_s > 0;
+    std::printf("{\"type\": \"pair\", \"pair\": %d, \"first\": \"%s\", \"a_ops_per_s\": %.1f, "
+                "\"b_ops_per_s\": %.1f, \"ratio\": %.5f, \"a_hit_app\": %.4f, "
+                "\"b_hit_app\": %.4f, \"valid\": %s, \"ma_bytes\": %llu}\n",
+                i, i % 2 == 0 ? "a" : "b", a.ops_per_s, b.ops_per_s,
+                b.ops_per_s > 0 ? a.ops_per_s / b.ops_per_s : 0.0, a.hit_app, b.hit_app,
+                valid ? "true" : "false", static_cast<unsigned long long>(now_ma));
+    std::fflush(stdout);
+    ++done;
+    if (!valid) {
+      ++invalid;
+      continue;
+    }
+    ratios.push_back(a.ops_per_s / b.ops_per_s);
+    sum_a += a.ops_per_s;
+    sum_b += b.ops_per_s;
+    if (c.progress) {
+      const MedianSummary m = Median(ratios);
+      std::fprintf(stderr, "\rpair %5d of %d  Symbiosis/static %.4f (median %.4f, %.4f-%.4f)   ",
+                   i + 1, c.pairs, sum_a / sum_b, m.median, m.low, m.high);
+    }
+  }
+  finish();
+
+  const MedianSummary m = Median(ratios);
+  const size_t n = ratios.size();
+  std::printf("{\"type\": \"overhead_summary\", \"budget\": %s, \"memory_bytes\": %llu, "
+              "\"app_bytes\": %llu, \"workload\": %s, \"threads\": %d, \"slice_s\": %.3f, "
+              "\"pairs\": %d, \"valid_pairs\": %zu, \"a_ops_per_s\": %.1f, \"b_ops_per_s\": %.1f, "
+              "\"ratio\": %.5f, \"median_ratio\": %.5f, \"median_low\": %.5f, "
+              "\"median_high\": %.5f, \"errors\": %llu}\n",
+              JsonString(c.budget).c_str(), static_cast<unsigned long long>(c.memory),
+              static_cast<unsigned long long>(ma), JsonString(c.workload).c_str(), c.threads,
+              c.slice_s, done, n, n ? sum_a / n : 0.0, n ? sum_b / n : 0.0,
+              sum_b > 0 ? sum_a / sum_b : 0.0, m.median, m.low, m.high,
+              static_cast<unsigned long long>(errors.load()));
+  std::fflush(stdout);
+  if (invalid > 0) {
+    std::fprintf(stderr, "%s: note: %d of %d pairs left out: Symbiosis left Stable at %llu bytes\n",
+                 program.c_str(), invalid, done, static_cast<unsigned long long>(ma));
+  }
+  if (interrupted()) return 130;
+  if (n == 0) Fail(1, "no pair counted: Symbiosis never stayed Stable; see the pair lines");
+  return errors.load() == 0 ? 0 : 1;
+}
+
+int Overhead(BenchEngine& engine, const Flags& flags) {
+  OverheadConfig c;
+  if (!flags.Has("db") || !flags.Has("memory")) Fail(2, "overhead needs --db DIR and --memory SIZE");
+  c.db = flags.Get("db", "");
+  c.layout = ReadLayout(c.db);
+  c.memory = ParseMemory(engine, flags);
+  c.budget = ParseBudget(engine, flags);
+  c.workload = flags.Get("workload", "uniform");
+  MakeWorkload(c.workload, std::max<uint64_t>(1, c.layout.keys), kKeyBytes + c.layout.value_bytes, 1);
+  c.threads = static_cast<int>(ParseCount(flags.Get("threads", "4"), "--threads"));
+  if (c.threads < 1 || c.threads > 256) Fail(2, "--threads must be 1..256");
+  c.warmup_s = ParseSeconds(flags.Get("warmup", "30s"), "--warmup");
+  c.slice_s = ParseSeconds(flags.Get("slice", "250ms"), "--slice");
+  if (c.slice_s < 0.05) Fail(2, "--slice must be at least 50ms, not '" + flags.Get("slice", "") + "'");
+  const uint64_t pairs = ParseCount(flags.Get("pairs", "400"), "--pairs");
+  if (pairs < 1 || pairs > 1000000) Fail(2, "--pairs must be 1..1000000");
+  c.pairs = static_cast<int>(pairs);
+  c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
+  c.progress = flags.Has("progress");
+  if (flags.Has("app-cache-overhead")) {
+    c.app_cache_overhead = ParseFraction(flags.Get("app-cache-overhead", ""),
+                                         "--app-cache-overhead", true, false);
+  }
+  c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
+  if (!engine.NeedsCgroup(c.budget) || flags.Has("no-cgroup")) {
+    InterruptGuard guard;
+    return OverheadBody(engine, c);
+  }
+  std::unique_ptr<ChildCgroup> cgroup;
+  try {
+    cgroup = MakeBenchCgroup(c.memory + c.reserve);
+  } catch (const CgroupError& e) {
+    Fail(2, "cannot make a memory cgroup for the " + c.budget + " budget (" + e.what() +
+                "); run as root, or add --no-cgroup (the page cache then holds the whole DB)");
+  }
+  c.in_cgroup = true;
+  return RunInBenchCgroup(std::move(cgroup), c.db, [&] { return OverheadBody(engine, c); });
 }
 }  // namespace
 
@@ -630,6 +919,8 @@ int DriverMain(BenchEngine& engine, int argc, char** argv) {
       "usage: " + program + " load --db DIR --data-size SIZE [--value-size 1000] [--alpha 0.5]\n"
       "       " + program + " run --db DIR --memory SIZE --config NAME [--workload SPEC | --phases P]\n"
       "                         [--duration 30s | --ops N] [--threads 4] [--budget " + budgets + "]\n"
+      "       " + program + " overhead --db DIR --memory SIZE [--workload SPEC] [--pairs 400]\n"
+      "                         [--slice 250ms] [--warmup 30s] [--budget " + budgets + "]\n"
       "(see tools/driver/driver.h or docs/bench-" + engine.name() + ".md)\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(usage.c_str(), argc < 2 ? stderr : stdout);
@@ -639,6 +930,13 @@ int DriverMain(BenchEngine& engine, int argc, char** argv) {
   try {
     if (command == "load") {
       return Load(engine, ParseFlags(argc, argv, {"db", "data-size", "value-size", "alpha", "seed"}, {}));
+    }
+    if (command == "overhead") {
+      return Overhead(engine, ParseFlags(argc, argv,
+                                         {"db", "memory", "workload", "threads", "warmup",
+                                          "slice", "pairs", "budget", "seed", "app-cache-overhead",
+                                          "reserve"},
+                                         {"progress", "no-cgroup"}));
     }
     if (command == "run") {
       return Run(engine,
@@ -653,7 +951,7 @@ int DriverMain(BenchEngine& engine, int argc, char** argv) {
   } catch (const std::exception& e) {
     Fail(1, e.what());
   }
-  Fail(2, "unknown command '" + command + "'; use load or run");
+  Fail(2, "unknown command '" + command + "'; use load, run or overhead");
 }
 
 }  // namespace symbiosis::bench

@@ -14,6 +14,10 @@
 //                       [--budget B] [--allow-fallback]
 //                       [--device-latency 0us] [--reserve 32MiB] [--seed 1]
 //                       [--app-cache-overhead F] [--progress]
+//   <engine>_bench overhead --db DIR --memory SIZE [--workload uniform]
+//                       [--threads 4] [--pairs 400] [--slice 250ms]
+//                       [--warmup 30s] [--budget B] [--seed 1]
+//                       [--app-cache-overhead F] [--progress]
 //
 // load writes keys 0..N-1 ("user" + 12 digits) with values of --value-size
 // bytes whose first alpha share is random and the rest repeats it, so that
@@ -32,6 +36,14 @@
 // process's cgroup and removed on exit, error or Ctrl-C, after the DB's
 // pages are dropped from the page cache so that every configuration starts
 // cold.
+//
+// overhead measures Symbiosis's cost in Stable: DIR opened with Symbiosis
+// and, once it is Stable, the readers run in slices of --slice alternating
+// between Symbiosis reporting and Symbiosis suspended (the static
+// configuration's path at the same M_a), --pairs pairs (driver.cc says
+// why). Output: a {"type":"pair",...} line per pair and an
+// {"type":"overhead_summary",...} line: the reporting slices' ops/s over
+// the suspended ones', the median pair ratio and its ~95% interval.
 //
 // Output: one JSON object per line on stdout, {"type":"interval",...} every
 // --interval and {"type":"summary",...} at the end (docs/bench-leveldb.md
@@ -94,6 +106,9 @@ class BenchDb {
   // Reads up to `count` entries from `key` on.
   virtual bool Scan(const std::string& key, uint32_t count) = 0;
   virtual EngineStats Stats() const = 0;
+  // Symbiosis: stops (true) or resumes reporting accesses to the
+  // Controller. false if the engine's plugin cannot.
+  virtual bool Suspend(bool /*suspended*/) { return false; }
 };
 
 // Writes a new DB during `load`.

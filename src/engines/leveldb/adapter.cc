@@ -44,17 +44,18 @@ BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
   tag.disk_size = static_cast<uint32_t>(read.length - kBlockTrailer);
   tag.tracked = true;
   const uint64_t miss_ns = SteadyNowNs() - read.start_ns;
+  Controller* const controller = link_.accesses();
   const std::optional<SchedTimes> sched =
-      controller_ != nullptr ? ThisThreadSchedTimesSince(read.sched_start) : std::nullopt;
+      controller != nullptr ? ThisThreadSchedTimesSince(read.sched_start) : std::nullopt;
   auto mine = counts_.Mine();
   mine.Add(&Counters::lookups, 1);
   mine.Add(&Counters::reads, 1);
   mine.Add(&Counters::kernel_hits, read.kernel_hit);
   mine.Add(&Counters::miss_ns, miss_ns);
-  if (controller_ != nullptr) {
+  if (controller != nullptr) {
     const Block block{tag.file_id, offset, tag.disk_size, static_cast<uint32_t>(charge)};
-    controller_->RecordAppAccess(block, false);
-    controller_->RecordRead(block, read.kernel_hit, miss_ns, sched);
+    controller->RecordAppAccess(block, false);
+    controller->RecordRead(block, read.kernel_hit, miss_ns, sched);
   }
   return tag;
 }
@@ -64,18 +65,19 @@ void Adapter::OnHit(const BlockTag& tag, uint64_t offset, size_t charge) {
   auto mine = counts_.Mine();
   mine.Add(&Counters::lookups, 1);
   mine.Add(&Counters::hits, 1);
-  if (controller_ != nullptr) {
-    controller_->RecordAppAccess(
+  Controller* const controller = link_.accesses();
+  if (controller != nullptr) {
+    controller->RecordAppAccess(
         Block{tag.file_id, offset, tag.disk_size, static_cast<uint32_t>(charge)}, true);
   }
 }
 
 void Adapter::OnFileOpened(uint64_t file_id, uint64_t bytes) {
-  if (controller_ != nullptr) controller_->RecordFileSize(file_id, bytes);
+  if (Controller* c = link_.files()) c->RecordFileSize(file_id, bytes);
 }
 
 void Adapter::OnFileDeleted(uint64_t file_id) {
-  if (controller_ != nullptr) controller_->RecordFileDeleted(file_id);
+  if (Controller* c = link_.files()) c->RecordFileDeleted(file_id);
 }
 
 AccessCounts Adapter::Counts() const {

@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "engines/leveldb/resizable_cache.h"
+#include "online/controller_link.h"
 #include "symbiosis/controller.h"
 #include "symbiosis/sched_times.h"
 #include "symbiosis/thread_counters.h"
@@ -40,10 +41,10 @@ class Adapter final : public BlockObserver {
  public:
   Adapter() = default;
 
-  // Where accesses go from now on (null: counting only).
-  // REQUIRES: no event is being recorded (call before the DB opens or
-  // after it closes); `controller` outlives its use here.
-  void SetController(Controller* controller) { controller_ = controller; }
+  // Where events go (null controller: counting only), and whether
+  // accesses are suspended.
+  ControllerLink& link() { return link_; }
+  const ControllerLink& link() const { return link_; }
 
   // The Env read `length` bytes at `offset` of table `file_id`; the second
   // tier held them all iff `kernel_hit`; `start_ns` is when the read began
@@ -73,7 +74,7 @@ class Adapter final : public BlockObserver {
     Counter miss_ns;
   };
 
-  Controller* controller_ = nullptr;
+  ControllerLink link_;
   ThreadCounters<Counters> counts_;
 };
 

@@ -98,7 +98,7 @@ class DbImpl final : public Db {
   // that points at it.
   ~DbImpl() override {
     db_.reset();
-    adapter_->SetController(nullptr);
+    adapter_->link().Set(nullptr);
   }
 
   ::leveldb::Status Init(const std::string& path, uint64_t memory);
@@ -109,6 +109,7 @@ class DbImpl final : public Db {
     sizer_->SetCapacity(bytes);
     if (emulated_ != nullptr) emulated_->SetCapacity(memory_ - std::min(bytes, memory_));
   }
+  void Suspend(bool suspended) override { adapter_->link().Suspend(suspended); }
 
  private:
   const Options options_;
@@ -173,7 +174,7 @@ uint64_t TableBytes(const std::string& path) {
     }
     resizer_ = std::make_unique<CacheResizer>(sizer_.get(), emulated_.get());
     controller_ = std::make_unique<Controller>(config, resizer_.get());
-    adapter_->SetController(controller_.get());
+    adapter_->link().Set(controller_.get());
     if (!emulated && options_.memory_bytes == 0 && options_.track_page_cache_room) {
       const ResizableCache* cache = cache_.get();
       room_ = std::make_unique<PageCacheRoomMonitor>(
@@ -207,6 +208,7 @@ Stats DbImpl::GetStats() const {
   s.reads = c.reads;
   s.second_tier_hits = c.kernel_hits;
   s.miss_ns = c.miss_ns;
+  s.suspended = adapter_->link().suspended();
   if (controller_) s.controller = controller_->Stats();
   return s;
 }

@@ -190,6 +190,37 @@ TEST(LevelDbOpenTest, ALargeShrinkEmptiesTheBlockCache) {
       << "4 MiB -> 3 MiB is not a large shrink: the blocks that fit stay";
 }
 
+// Suspended, lookups are counted but the Controller sees none; resumed, it
+// sees every one again. What the engine returns does not change. A static
+// DB has nothing to suspend.
+TEST(LevelDbOpenTest, SuspendedLookupsAreCountedButNotReported) {
+  TempDir dir;
+  std::unique_ptr<Db> db;
+  ASSERT_TRUE(Open(SmallOptions(Budget::kEmulated, true), dir.path("db"), &db).ok());
+  const std::map<std::string, std::string> expected = WriteHistory(db->db(), 6000);
+  const auto read_all = [&] { EXPECT_EQ(Contents(db->db()), expected); };
+  read_all();
+  const Stats before = db->GetStats();
+  ASSERT_GT(before.controller.accesses, 0u);
+  db->Suspend(true);
+  read_all();
+  const Stats suspended = db->GetStats();
+  EXPECT_TRUE(suspended.suspended);
+  EXPECT_GT(suspended.lookups, before.lookups);
+  EXPECT_EQ(suspended.controller.accesses, before.controller.accesses);
+  db->Suspend(false);
+  read_all();
+  const Stats resumed = db->GetStats();
+  EXPECT_FALSE(resumed.suspended);
+  EXPECT_EQ(resumed.controller.accesses - suspended.controller.accesses,
+            resumed.lookups - suspended.lookups);
+
+  std::unique_ptr<Db> fixed;
+  ASSERT_TRUE(Open(SmallOptions(Budget::kEmulated, false), dir.path("static"), &fixed).ok());
+  fixed->Suspend(true);
+  EXPECT_FALSE(fixed->GetStats().suspended);
+}
+
 // A new DB keeps R = 1/64; reopened with a few MiB of tables, 256 groups
 // of 128 KiB need every block sampled; min_sampled_groups = 0 keeps R.
 TEST(LevelDbOpenTest, RaisesTheSampleRateForSmallDbs) {

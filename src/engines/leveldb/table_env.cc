@@ -32,8 +32,9 @@ class KernelTableFile final : public ::leveldb::RandomAccessFile {
     const bool report = n > 0 && !Adapter::IsBackgroundThread();
     const bool resident = report && probe_.IsResident(offset, n);
     const std::optional<SchedTimes> sched =
-        report ? SampledThreadSchedTimes(resident ? SampleSite::kSecondTierHit
-                                                  : SampleSite::kDeviceRead)
+        report ? SampledThreadSchedTimes(
+                     resident ? SampleSite::kSecondTierHit : SampleSite::kDeviceRead,
+                     adapter_->link().SchedSampleSlowdown())
                : std::nullopt;
     const uint64_t start = report ? SteadyNowNs() : 0;
     size_t got = 0;

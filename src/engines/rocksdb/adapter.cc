@@ -53,15 +53,16 @@ bool Adapter::Foreground() {
 void Adapter::OnLookupStart(std::string_view key) {
   if (!Foreground()) return;
   state.secondary = ThreadState::Secondary::kNone;
-  if (state.pending && state.read_seen && controller_ != nullptr) {
+  Controller* const controller = link_.accesses();
+  if (state.pending && state.read_seen && controller != nullptr) {
     // The previous miss read its block but inserted nothing (fill_cache
     // off): report it now, untimed.
     const uint64_t disk = state.length - kBlockTrailer;
     const Block block{state.file_id, state.offset, static_cast<uint32_t>(disk),
                       static_cast<uint32_t>(std::min<uint64_t>(
                           UINT32_MAX, (disk << 12) / std::max<uint32_t>(1, DiskPerMem())))};
-    controller_->RecordAppAccess(block, false);
-    controller_->RecordRead(block, state.second_tier_hit);
+    controller->RecordAppAccess(block, false);
+    controller->RecordRead(block, state.second_tier_hit);
   }
   state.pending = false;
 }
@@ -92,7 +93,8 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
     }
     return;
   }
-  if (controller_ == nullptr || charge == 0) return;  // charge 0: a pending handle
+  Controller* const controller = link_.accesses();
+  if (controller == nullptr || charge == 0) return;  // charge 0: a pending handle
   const std::optional<KeyLocation> where = key_map_.Find(key);
   if (!where) {
     mine.Add(&Counters::unmapped, 1);
@@ -100,8 +102,8 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
   }
   const Block block{where->file_id, where->offset, DiskBytes(charge),
                     static_cast<uint32_t>(charge)};
-  controller_->RecordAppAccess(block, primary_hit);
-  if (secondary_hit) controller_->RecordRead(block, true, state.secondary_ns);
+  controller->RecordAppAccess(block, primary_hit);
+  if (secondary_hit) controller->RecordRead(block, true, state.secondary_ns);
 }
 
 void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t n, bool second_tier_hit,
@@ -132,12 +134,13 @@ void Adapter::OnInsert(std::string_view key, size_t charge) {
   mine.Add(&Counters::reads, 1);
   mine.Add(&Counters::second_tier_hits, state.second_tier_hit);
   mine.Add(&Counters::miss_ns, miss_ns);
-  if (controller_ == nullptr) return;
+  Controller* const controller = link_.accesses();
+  if (controller == nullptr) return;
   const std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(state.sched_start);
   const Block block{state.file_id, state.offset, static_cast<uint32_t>(disk),
                     static_cast<uint32_t>(charge)};
-  controller_->RecordAppAccess(block, false);
-  controller_->RecordRead(block, state.second_tier_hit, miss_ns, sched);
+  controller->RecordAppAccess(block, false);
+  controller->RecordRead(block, state.second_tier_hit, miss_ns, sched);
 }
 
 uint32_t Adapter::DiskPerMem() const { return disk_per_mem_.load(std::memory_order_relaxed); }
@@ -155,12 +158,12 @@ void Adapter::LearnRatio(uint64_t disk, size_t charge) {
 }
 
 std::vector<uint64_t> Adapter::OnFileDeleted(uint64_t file_id) {
-  if (controller_ != nullptr) controller_->RecordFileDeleted(file_id);
+  if (Controller* c = link_.files()) c->RecordFileDeleted(file_id);
   return key_map_.Forget(file_id);
 }
 
 void Adapter::OnFileOpened(uint64_t file_id, uint64_t bytes) {
-  if (controller_ != nullptr) controller_->RecordFileSize(file_id, bytes);
+  if (Controller* c = link_.files()) c->RecordFileSize(file_id, bytes);
 }
 
 AccessCounts Adapter::Counts() const {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "engines/rocksdb/cache_key_map.h"
+#include "online/controller_link.h"
 #include "symbiosis/controller.h"
 #include "symbiosis/sched_times.h"
 #include "symbiosis/thread_counters.h"
@@ -50,9 +51,10 @@ class Adapter {
  public:
   Adapter() = default;
 
-  // Where accesses go from now on (null: counting only).
-  // REQUIRES: no event is being recorded; `controller` outlives its use.
-  void SetController(Controller* controller) { controller_ = controller; }
+  // Where events go (null controller: counting only), and whether
+  // accesses are suspended.
+  ControllerLink& link() { return link_; }
+  const ControllerLink& link() const { return link_; }
 
   // Whether the calling thread reports: false on RocksDB's background
   // threads (decided once per thread from its name).
@@ -99,7 +101,7 @@ class Adapter {
   uint32_t DiskBytes(size_t charge) const;
   void LearnRatio(uint64_t disk, size_t charge);
 
-  Controller* controller_ = nullptr;
+  ControllerLink link_;
   CacheKeyMap key_map_;
   std::atomic<uint32_t> disk_per_mem_{4096 / 2};
   ThreadCounters<Counters> counts_;

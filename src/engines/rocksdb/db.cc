@@ -87,6 +87,7 @@ class DbImpl final : public Db {
   ::rocksdb::DB* db() const override { return db_.get(); }
   const std::vector<::rocksdb::ColumnFamilyHandle*>& handles() const override { return handles_; }
   Stats GetStats() const override;
+  void Suspend(bool suspended) override;
 
   std::unique_ptr<::rocksdb::DB> db_;
   std::vector<::rocksdb::ColumnFamilyHandle*> handles_;
@@ -102,7 +103,7 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
       : options_(options), memory_(memory) {}
   ~BudgetImpl() override {
     room_.reset();
-    adapter_.SetController(nullptr);
+    adapter_.link().Set(nullptr);
   }
 
   ::rocksdb::Status Init();
@@ -116,6 +117,7 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
     resizer_->SetAppCacheCapacity(bytes);
     resizer_->SetSecondTierCapacity(memory_ - std::min(bytes, memory_));
   }
+  void Suspend(bool suspended) override { adapter_.link().Suspend(suspended); }
   size_t DeletedTableKeys() override {
     std::lock_guard<std::mutex> lock(mu_);
     return deleted_keys_.size();
@@ -224,7 +226,7 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
   } catch (const InputError& e) {
     return ::rocksdb::Status::InvalidArgument(e.what());
   }
-  adapter_.SetController(controller_.get());
+  adapter_.link().Set(controller_.get());
   if (!engine_budget() && options_.memory_bytes == 0 && options_.track_page_cache_room) {
     const ::rocksdb::Cache* cache = primary_.get();
     room_ = std::make_unique<PageCacheRoomMonitor>(
@@ -297,11 +299,13 @@ Stats BudgetImpl::GetStats() const {
   s.second_tier_hits = c.second_tier_hits;
   s.miss_ns = c.miss_ns;
   s.unmapped_lookups = c.unmapped;
+  s.suspended = adapter_.link().suspended();
   if (controller_) s.controller = controller_->Stats();
   return s;
 }
 
 Stats DbImpl::GetStats() const { return budget_->GetStats(); }
+void DbImpl::Suspend(bool suspended) { budget_->Suspend(suspended); }
 
 }  // namespace
 

@@ -129,6 +129,37 @@ TEST_F(RocksDbTest, TheControllerSeesPlacedAccessesAndSplitsTheBudget) {
   EXPECT_EQ(s.app_capacity_bytes + s.second_tier_bytes, s.memory_bytes);
 }
 
+// Suspended, lookups are counted but the Controller sees none; resumed, it
+// sees them again. The values read do not change either way.
+TEST_F(RocksDbTest, SuspendedLookupsAreCountedButNotReported) {
+  const std::string path = Fill("db", 5'000);
+  std::unique_ptr<Db> db;
+  ASSERT_TRUE(Open(EngineOptions(32 << 20, /*adaptive=*/true), path, &db).ok());
+  std::mt19937 rng(3);
+  std::string value;
+  const auto read = [&] {
+    for (int n = 0; n < 5'000; ++n) {
+      const int i = static_cast<int>(rng() % 5'000);
+      ASSERT_TRUE(db->db()->Get({}, Key(i), &value).ok());
+      ASSERT_EQ(value, Value(i));
+    }
+  };
+  read();
+  const Stats before = db->GetStats();
+  ASSERT_GT(before.controller.accesses, 0u);
+  db->Suspend(true);
+  read();
+  const Stats suspended = db->GetStats();
+  EXPECT_TRUE(suspended.suspended);
+  EXPECT_GE(suspended.lookups - before.lookups, 5'000u);
+  EXPECT_EQ(suspended.controller.accesses, before.controller.accesses);
+  db->Suspend(false);
+  read();
+  const Stats resumed = db->GetStats();
+  EXPECT_FALSE(resumed.suspended);
+  EXPECT_GE(resumed.controller.accesses - suspended.controller.accesses, 4'900u);
+}
+
 TEST_F(RocksDbTest, SeveralDbsAndColumnFamiliesShareOneBudget) {
   const std::string a = Fill("a", 5'000), b = dir_ + "/b";
   BudgetOptions bo = EngineOptions(32 << 20, false).budget;

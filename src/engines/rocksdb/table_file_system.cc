@@ -60,8 +60,9 @@ class TableFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
                         Adapter::Foreground();
     const bool resident = report && !direct_ && probe_ && probe_->IsResident(offset, n);
     const std::optional<SchedTimes> sched =
-        report ? SampledThreadSchedTimes(resident ? SampleSite::kSecondTierHit
-                                                  : SampleSite::kDeviceRead)
+        report ? SampledThreadSchedTimes(
+                     resident ? SampleSite::kSecondTierHit : SampleSite::kDeviceRead,
+                     adapter_->link().SchedSampleSlowdown())
                : std::nullopt;
     const uint64_t start = report ? SteadyNowNs() : 0;
     const ::rocksdb::IOStatus s =
