@@ -2,8 +2,8 @@
 // memory they hold, on a generated request stream.
 //
 //   mrc_bench --algo lru|shards|krr [--requests N] [--keys K]
-//             [--workload SPEC] [--rate R] [--k K] [--bytes] [--repeats N]
-//             [--stream]
+//             [--workload SPEC] [--rate R] [--min-keys N] [--k K] [--bytes]
+//             [--repeats N] [--stream]
 //
 // Default: the requests (scrambled zipfian over K keys, each key a fixed
 // size in [512, 8192) bytes) are generated before timing, then each repeat
@@ -46,6 +46,7 @@ struct Args {
   uint64_t keys = 1'000'000;
   std::string workload = "zipfian";
   double rate = 0;
+  uint64_t min_keys = 0;  // the sampled methods' floor (sample_threshold.h)
   uint32_t k = 5;
   bool bytes = false;
   int repeats = 3;
@@ -55,8 +56,8 @@ struct Args {
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "mrc_bench: %s\nusage: mrc_bench --algo lru|shards|krr [--requests N] "
-               "[--keys K] [--workload SPEC] [--rate R] [--k K] [--bytes] [--repeats N] "
-               "[--stream]\n",
+               "[--keys K] [--workload SPEC] [--rate R] [--min-keys N] [--k K] [--bytes] "
+               "[--repeats N] [--stream]\n",
                why.c_str());
   std::exit(2);
 }
@@ -74,6 +75,7 @@ Args Parse(int argc, char** argv) {
     else if (flag == "--keys") a.keys = ParseCount(value(), "--keys");
     else if (flag == "--workload") a.workload = value();
     else if (flag == "--rate") a.rate = std::atof(value().c_str());
+    else if (flag == "--min-keys") a.min_keys = ParseCount(value(), "--min-keys");
     else if (flag == "--k") a.k = static_cast<uint32_t>(ParseCount(value(), "--k"));
     else if (flag == "--bytes") a.bytes = true;
     else if (flag == "--repeats") a.repeats = static_cast<int>(ParseCount(value(), "--repeats"));
@@ -92,12 +94,14 @@ std::unique_ptr<MrcBuilder> Make(const Args& a) {
     ShardsOptions o;
     o.unit = unit;
     o.rate = a.rate > 0 ? a.rate : 0.01;
+    o.min_keys = a.min_keys;
     return std::make_unique<ShardsMrc>(o);
   }
   KrrOptions o;
   o.unit = unit;
   o.k = a.k;
   o.rate = a.rate > 0 ? a.rate : 1;
+  o.min_keys = a.min_keys;
   return std::make_unique<KrrMrc>(o);
 }
 

@@ -25,7 +25,11 @@
 // Spatial sampling (rate < 1): as SHARDS (shards.h), only keys whose hash
 // falls below R of the hash space enter the stack; distances are divided
 // by the share of the keys the sample holds (counted), and the sample's
-// number of requests is corrected (SHARDS-adj).
+// number of requests is corrected (SHARDS-adj). With `min_keys`, the
+// sample starts with every key and halves its rate whenever it holds
+// 2 x min_keys, down to R (mrc/sample_threshold.h): the halving drops the
+// keys beyond the new rate from the stack, the others close up, and the
+// distances so far shrink with the keys (DistanceHistogram::Shrink).
 //
 // Memory: about 20 bytes per key in the stack (sampled keys only).
 
@@ -45,6 +49,7 @@ struct KrrOptions {
   uint32_t k = 5;            // keys drawn per eviction (Redis's maxmemory-samples)
   double k_exponent = 1.4;   // K' = K^k_exponent; 1: no correction
   double rate = 1;           // spatial sampling rate R in (0, 1]
+  uint64_t min_keys = 0;     // > 0 with R < 1: a floor on the sampled keys
   double size_base = 1.2;    // bytes mode: spacing of the exact positions
   uint64_t seed = 1;
 };
@@ -60,6 +65,8 @@ class KrrMrc final : public MrcBuilder {
   MissRatioCurve Curve(const std::vector<uint64_t>& sizes) override;
   uint64_t WorkingSet() const override;
   size_t MemoryUsage() const override;
+
+  double rate() const;  // the sampling rate now: R, or above it on a floor
 
   // The stack from the top, as keys (for tests).
   std::vector<uint64_t> StackKeys() const;

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -50,6 +51,10 @@ class KrrStack {
   // (rounded up in bytes mode), or kColdMiss. REQUIRES: 0 < size in bytes
   // mode.
   uint64_t Access(uint64_t key, uint32_t size);
+
+  // Forgets every key for which `drop` is true; the others keep their
+  // order and close up (a spatial sample lowering its rate). O(entries).
+  void Erase(const std::function<bool(uint64_t key)>& drop);
 
   // Shrinking trims the bottom at once.
   void SetCapacity(uint64_t capacity);

@@ -30,6 +30,9 @@ struct MissRatioCurve {
   std::vector<double> byte_miss_ratios;  // one per size in bytes mode, else empty
   uint64_t requests = 0;                 // seen by Access
   uint64_t sampled_requests = 0;         // of them, the ones the method modelled
+  // The spatial sampling rate at the end of the pass, 1 unsampled: below
+  // the rate asked for with a fixed size, above it with a floor of keys.
+  double sample_rate = 1;
 };
 
 class MrcBuilder {

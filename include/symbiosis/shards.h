@@ -14,8 +14,10 @@
 // Fixed rate: R is given, and the distances are scaled by the share of the
 // keys the sample actually holds, counted (DistinctCounter), rather than
 // by R: a sample of a million keys at R = 0.01 held 0.99 to 1.03 R of
-// them, and the curve was off by as much. Fixed size: at most `max_keys`
-// sampled keys are
+// them, and the curve was off by as much. A floor (`min_keys`): the
+// sample starts with every key and halves its rate whenever it holds
+// 2 x min_keys keys, down to R (mrc/sample_threshold.h), so that a small
+// trace keeps enough keys. Fixed size: at most `max_keys` sampled keys are
 // tracked; one more lowers T to the largest tracked hash, drops that key,
 // and rescales the histogram so far by R_new / R_old, so memory stays
 // bounded whatever the working set (the paper's s_max).
@@ -36,17 +38,20 @@ namespace symbiosis {
 class DistanceHistogram;
 class DistinctCounter;
 class GhostLru;
+class SampleThreshold;
 
 struct ShardsOptions {
   CacheUnit unit = CacheUnit::kObjects;
   double rate = 0.01;     // R, in (0, 1]; with max_keys, the starting rate
   uint64_t max_keys = 0;  // > 0: fixed size, at most this many sampled keys
+  uint64_t min_keys = 0;  // > 0 (fixed rate below 1): a floor on the sampled keys
   uint64_t seed = 0;      // salts the hash
 };
 
 class ShardsMrc final : public MrcBuilder {
  public:
-  // Throws InputError for a rate outside (0, 1].
+  // Throws InputError for a rate outside (0, 1], or both a floor and a
+  // fixed size.
   explicit ShardsMrc(const ShardsOptions& options);
   ~ShardsMrc() override;
 
@@ -61,13 +66,15 @@ class ShardsMrc final : public MrcBuilder {
   double KeyShare() const;
 
  private:
+  void HalveSample();
+
   const ShardsOptions options_;
-  uint64_t threshold_;  // sampled iff hash < threshold_ (or all at R = 1)
-  bool all_ = false;    // R = 1
+  bool all_ = false;  // R = 1 and no fixed size: no sampling
+  std::unique_ptr<SampleThreshold> sample_;
   std::unique_ptr<GhostLru> ghost_;
   std::unique_ptr<DistanceHistogram> histogram_;
   std::unique_ptr<DistinctCounter> distinct_;  // fixed rate below 1
-  // Fixed size: the tracked keys by hash, largest on top.
+  // Fixed size and floor: the tracked keys by hash, largest on top.
   std::priority_queue<std::pair<uint64_t, uint64_t>> by_hash_;
   uint64_t requests_ = 0;
   uint64_t sampled_ = 0;

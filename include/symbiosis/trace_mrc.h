@@ -29,6 +29,7 @@ struct TraceMrcOptions {
   size_t points = 40;
   double rate = 0;        // sampling rate; 0: 0.01 for shards, 1 for krr
   uint64_t max_keys = 0;  // shards: fixed size
+  uint64_t min_keys = 0;  // shards, krr: a floor on the sampled keys (sample_threshold.h)
   uint32_t k = 5;         // krr, klru-sim
   double k_exponent = 1.4;     // krr
   uint32_t pool_size = 0;      // klru-sim: Redis's eviction pool (16), 0: none

@@ -194,7 +194,7 @@ py::dict Replay(const BlockTrace& trace, uint64_t memory_bytes, double ca, doubl
 py::dict Mrc(const std::string& path, const std::string& format, const std::string& columns,
              uint64_t max_records, const std::string& algorithm, bool bytes,
              const std::vector<uint64_t>& sizes, size_t points, double rate, uint64_t max_keys,
-             uint32_t k, double k_exponent, uint32_t pool_size, bool with_replacement,
+             uint64_t min_keys, uint32_t k, double k_exponent, uint32_t pool_size, bool with_replacement,
              uint64_t seed, bool progress) {
   const TraceOptions trace = ParseTraceOptions(format, columns, max_records);
   TraceMrcOptions o;
@@ -204,6 +204,7 @@ py::dict Mrc(const std::string& path, const std::string& format, const std::stri
   o.points = points;
   o.rate = rate;
   o.max_keys = max_keys;
+  o.min_keys = min_keys;
   o.k = k;
   o.k_exponent = k_exponent;
   o.pool_size = pool_size;
@@ -239,6 +240,7 @@ py::dict Mrc(const std::string& path, const std::string& format, const std::stri
   if (bytes) d["byte_miss_ratios"] = r.curve.byte_miss_ratios;
   d["requests"] = r.curve.requests;
   d["sampled_requests"] = r.curve.sampled_requests;
+  d["sample_rate"] = r.curve.sample_rate;
   d["working_set"] = r.working_set;
   d["memory_bytes"] = r.memory_bytes;
   d["seconds"] = r.seconds;
@@ -296,12 +298,12 @@ PYBIND11_MODULE(_native, m) {
         "final_ma_bytes, mean_latency and a timeline of L_e and M_a.");
   m.def("mrc", &Mrc, py::arg("path"), py::arg("format"), py::arg("columns"),
         py::arg("max_records"), py::arg("algorithm"), py::arg("bytes"), py::arg("sizes"),
-        py::arg("points"), py::arg("rate"), py::arg("max_keys"), py::arg("k"),
+        py::arg("points"), py::arg("rate"), py::arg("max_keys"), py::arg("min_keys"), py::arg("k"),
         py::arg("k_exponent"), py::arg("pool_size"), py::arg("with_replacement"),
         py::arg("seed"), py::arg("progress"),
         "The miss-ratio curve of a trace file (see trace_mrc.h): a dict with sizes, "
         "miss_ratios (byte_miss_ratios in bytes mode), requests, sampled_requests, "
-        "working_set, memory_bytes and seconds.");
+        "sample_rate, working_set, memory_bytes and seconds.");
   m.def("kernel_model_names", &KernelStudyModels);
   m.def("parse_bytes", [](const std::string& text, const std::string& what) {
     return ParseBytes(text, what);

@@ -25,6 +25,10 @@ from symbiosis import _native
 from symbiosis.units import format_bytes, parse_bytes, parse_count
 
 ALGORITHMS = ("lru", "shards", "krr", "klru-sim")
+# A sample's error falls as 1/sqrt(its keys): at R = 0.01 the 48,974
+# objects of the CloudPhysics trace left ~490 keys and errors of
+# 0.005-0.025; at 8,192 keys and more, under 0.004 (docs/mrc.md).
+DEFAULT_MIN_KEYS = 8192
 FORMATS = ("oracleGeneral", "csv", "txt", "rocksdb")
 
 
@@ -39,6 +43,7 @@ class MrcCurve:
     byte_miss_ratios: Optional[np.ndarray]
     requests: int
     sampled_requests: int
+    sample_rate: float  # at the end of the pass; 1 unsampled
     working_set: int
     memory_bytes: int
     seconds: float
@@ -55,7 +60,7 @@ class MrcCurve:
         if self.byte_miss_ratios is not None:
             d["byte_miss_ratios"] = [float(m) for m in self.byte_miss_ratios]
         d.update(requests=self.requests, sampled_requests=self.sampled_requests,
-                 working_set=self.working_set, memory_bytes=self.memory_bytes,
+                 sample_rate=self.sample_rate, working_set=self.working_set, memory_bytes=self.memory_bytes,
                  seconds=self.seconds)
         return d
 
@@ -63,7 +68,8 @@ class MrcCurve:
 def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str = "",
                      algo: str = "lru", bytes: bool = False,
                      sizes: Optional[Sequence[int]] = None, points: int = 40,
-                     rate: Optional[float] = None, max_keys: int = 0, k: int = 5,
+                     rate: Optional[float] = None, max_keys: int = 0,
+                     min_keys: int = DEFAULT_MIN_KEYS, k: int = 5,
                      k_exponent: float = 1.4, pool: int = 0, with_replacement: bool = True,
                      seed: int = 1, max_records: int = 0, progress: bool = False) -> MrcCurve:
     """The miss-ratio curve of `trace` by `algo`.
@@ -72,7 +78,11 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
     miss ratio comes too). ``sizes`` gives them (ascending); otherwise
     ``points`` sizes spread evenly over the working set. ``rate`` is the
     spatial sampling rate (shards: default 0.01; krr: default 1, none);
-    ``max_keys`` makes SHARDS fixed-size. ``k`` is K-LRU's sample size,
+    ``min_keys`` is a floor on the sampled keys: the sample starts with
+    every key and halves its rate each time it holds twice as many, down
+    to ``rate``, so a small trace is sampled at a higher rate (0: exactly
+    ``rate``); ``max_keys`` makes SHARDS fixed-size instead. The curve's
+    ``sample_rate`` is the rate reached. ``k`` is K-LRU's sample size,
     ``k_exponent`` KRR's correction K' = K^k_exponent, ``pool`` the K-LRU
     simulator's Redis eviction pool (16 in Redis; 0 none). Raises
     ``_native.InputError`` with a one-line message for bad input.
@@ -83,7 +93,7 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
         raise _native.InputError(f"{trace}: is a directory; give a trace file")
     d = _native.mrc(trace, format, columns, max_records, algo, bytes,
                     [int(s) for s in sizes] if sizes else [], points,
-                    rate if rate is not None else 0.0, max_keys, k, k_exponent, pool,
+                    rate if rate is not None else 0.0, max_keys, min_keys, k, k_exponent, pool,
                     with_replacement, seed, progress)
     parameters: Dict[str, object] = {}
     if algo in ("krr", "klru-sim"):
@@ -94,6 +104,8 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
         parameters["rate"] = rate if rate is not None else (0.01 if algo == "shards" else 1.0)
     if algo == "shards" and max_keys:
         parameters["max_keys"] = max_keys
+    elif algo in ("shards", "krr") and float(parameters["rate"]) < 1:
+        parameters["min_keys"] = min_keys
     if algo == "klru-sim":
         parameters.update(pool=pool, with_replacement=with_replacement)
     if algo != "lru":
@@ -103,7 +115,7 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
         miss_ratios=np.asarray(d["miss_ratios"]),
         byte_miss_ratios=np.asarray(d["byte_miss_ratios"]) if "byte_miss_ratios" in d else None,
         requests=d["requests"], sampled_requests=d["sampled_requests"],
-        working_set=d["working_set"], memory_bytes=d["memory_bytes"], seconds=d["seconds"],
+        sample_rate=d["sample_rate"], working_set=d["working_set"], memory_bytes=d["memory_bytes"], seconds=d["seconds"],
         parameters=parameters)
 
 
@@ -176,6 +188,10 @@ working set, or its sample's.
   klru-sim  the K-LRU cache simulated at each size: the ground truth for krr
             (--pool 16 for Redis's eviction pool)
 
+A sample keeps at least --min-keys keys (default 8,192): a trace too small
+for --rate is sampled at a higher rate, since a sample's error grows as its
+keys shrink (490 keys of a 49K-object trace: off by 0.005-0.025).
+
 Several algorithms, comma-separated, run at the same sizes and are plotted
 together; the mean absolute error of each against the last one is printed.
 """
@@ -223,6 +239,10 @@ def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
                    help="spatial sampling rate R (shards default 0.01, krr default 1)")
     p.add_argument("--max-keys", type=cli._count("--max-keys"), default=0,
                    help="shards: fixed-size SHARDS with at most this many sampled keys")
+    p.add_argument("--min-keys", type=cli._count("--min-keys"), default=DEFAULT_MIN_KEYS,
+                   help="shards, krr: sample at least this many keys; the rate starts at 1 and "
+                        "halves down to --rate as the sample grows (default: %(default)s; "
+                        "0: exactly --rate)")
     p.add_argument("--k-exponent", type=float, default=1.4,
                    help="krr: K' = K^exponent (default: 1.4, the paper's; 1 = uncorrected)")
     p.add_argument("--pool", type=cli._int_in("--pool", 0, 1024), default=0,
@@ -279,7 +299,8 @@ def cmd_mrc(args: argparse.Namespace) -> int:
         by_algo[index] = miss_ratio_curve(
             args.trace, format=args.trace_format, columns=args.columns, algo=algos[index],
             bytes=args.bytes, sizes=sizes or (list(reference.sizes) if reference else None),
-            points=args.points, rate=args.rate, max_keys=args.max_keys, k=args.k,
+            points=args.points, rate=args.rate, max_keys=args.max_keys,
+            min_keys=args.min_keys, k=args.k,
             k_exponent=args.k_exponent, pool=args.pool,
             with_replacement=not args.without_replacement, seed=args.seed,
             max_records=args.max_records, progress=progress)
@@ -333,7 +354,10 @@ def _print_table(curves: Sequence[MrcCurve], name: str) -> None:
               f"{mean_absolute_error(c, curves[-1]):.4f}")
     for c in curves:
         rate = float(c.parameters.get("rate", 1))
-        if rate < 1 and c.unit == "objects" and c.working_set * rate < 2000:
-            print(f"note: {_label(c)}'s sample holds about {c.working_set * rate:.0f} keys; "
-                  "with fewer than a few thousand, expect errors of 0.01-0.02 (on CloudPhysics "
-                  "at R = 0.01, 490 keys: 0.004-0.024); raise --rate")
+        if rate < 1 and c.sample_rate > rate:
+            print(f"{_label(c)}: sampled at R = {c.sample_rate:g} to keep at least "
+                  f"{c.parameters['min_keys']:,} keys (--min-keys)")
+        if c.sample_rate < 1 and c.unit == "objects" and c.working_set * c.sample_rate < 2000:
+            print(f"note: {_label(c)}'s sample holds about {c.working_set * c.sample_rate:.0f} "
+                  "keys; with fewer than a few thousand, expect errors of 0.01-0.02 (on "
+                  "CloudPhysics at R = 0.01, 490 keys: 0.005-0.025); raise --rate or --min-keys")

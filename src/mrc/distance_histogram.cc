@@ -38,6 +38,21 @@ void DistanceHistogram::Scale(double factor) {
   total_bytes_ *= factor;
 }
 
+void DistanceHistogram::Shrink(double factor) {
+  Compact();
+  // Rounding up keeps the order, and cumulative_ holds running sums: of
+  // entries that now share a distance, the last one holds them all.
+  size_t kept = 0;
+  for (const Entry& e : cumulative_) {
+    const uint64_t d = std::max<uint64_t>(
+        1, static_cast<uint64_t>(std::ceil(static_cast<double>(e.distance) * factor)));
+    if (kept > 0 && cumulative_[kept - 1].distance == d) kept--;
+    cumulative_[kept++] = {d, e.weight, e.bytes};
+  }
+  cumulative_.resize(kept);
+  Scale(factor);
+}
+
 void DistanceHistogram::Compact() const {
   if (pending_.empty()) return;
   RadixSortBy(pending_, scratch_, [](const Entry& e) { return e.distance; });

@@ -31,6 +31,12 @@ class DistanceHistogram {
   // its rate). REQUIRES: factor > 0.
   void Scale(double factor);
 
+  // For a spatial sample that kept `factor` of its keys: every weight and
+  // every finite distance times `factor` (distances rounded up, at least
+  // 1), so that the distances so far are in the smaller sample's units.
+  // REQUIRES: 0 < factor <= 1.
+  void Shrink(double factor);
+
   // Fills curve->miss_ratios (and byte_miss_ratios if `bytes`) at
   // curve->sizes: misses over the total weight (bytes), or over
   // `expected_weight` (`expected_bytes`) when given, > 0: a spatial

@@ -50,5 +50,24 @@ TEST(DistanceHistogram, ExpectedTotalsCreditTheShortfallAsHits) {
   EXPECT_EQ(c.miss_ratios[0], 1);
 }
 
+TEST(DistanceHistogram, ShrinkMovesDistancesAndWeightsIntoTheSmallerSample) {
+  DistanceHistogram h;
+  h.Add(DistanceHistogram::kInfinite, 10);
+  h.Add(1, 10);
+  h.Add(3, 10);
+  h.Add(4, 30);  // rounds up to 2, as 3 does: one entry
+  h.Add(9, 10);
+  h.Shrink(0.5);  // distances 1, 2, 2, 5
+  EXPECT_DOUBLE_EQ(h.total_weight(), 2.5);
+  EXPECT_DOUBLE_EQ(h.total_bytes(), 35);
+  MissRatioCurve c = At({1, 2, 4, 5});
+  h.Fill(true, &c);
+  EXPECT_EQ(c.miss_ratios, (std::vector<double>{0.8, 0.4, 0.4, 0.2}));
+  EXPECT_EQ(c.byte_miss_ratios, (std::vector<double>{6.0 / 7, 2.0 / 7, 2.0 / 7, 1.0 / 7}));
+  h.Add(2, 10);  // the next ones are in the new units
+  h.Fill(false, &c);
+  EXPECT_DOUBLE_EQ(c.miss_ratios[1], 1.0 / 3.5);
+}
+
 }  // namespace
 }  // namespace symbiosis

@@ -1,10 +1,12 @@
 #include "symbiosis/krr.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "mrc/distance_histogram.h"
 #include "mrc/distinct_counter.h"
+#include "mrc/sample_threshold.h"
 #include "symbiosis/error.h"
 #include "symbiosis/hash.h"
 #include "symbiosis/krr_stack.h"
@@ -31,7 +33,7 @@ class KrrMrc::Rep {
       : options_(o),
         bytes_mode_(o.unit == CacheUnit::kBytes),
         all_(o.rate == 1),
-        threshold_(o.rate == 1 ? ~uint64_t{0} : static_cast<uint64_t>(std::ldexp(o.rate, 64))),
+        sample_(o.rate, o.min_keys),
         stack_(StackOptions(o)) {}
 
   void Access(uint64_t key, uint32_t size) {
@@ -39,12 +41,26 @@ class KrrMrc::Rep {
     requested_bytes_ += size;
     if (!all_) {
       distinct_.Add(Mix64(key));
-      if (Hash64(options_.seed, key) >= threshold_) return;
+      if (!sample_.Holds(Hash64(options_.seed, key))) return;
     }
     sampled_++;
     // Sampled distances; Curve scales the sizes by the sample's key share.
     const uint64_t d = stack_.Access(key, size);
-    histogram_.Add(d == KrrStack::kColdMiss ? DistanceHistogram::kInfinite : d, size);
+    if (d != KrrStack::kColdMiss) {
+      histogram_.Add(d, size);
+      return;
+    }
+    histogram_.Add(DistanceHistogram::kInfinite, size);
+    if (sample_.Full(stack_.entries())) HalveSample();
+  }
+
+  // The floor's step: the keys beyond the halved rate leave, and what the
+  // histogram holds moves into the smaller sample's units.
+  void HalveSample() {
+    const double before = static_cast<double>(stack_.entries());
+    sample_.Halve();
+    stack_.Erase([this](uint64_t key) { return !sample_.Holds(Hash64(options_.seed, key)); });
+    histogram_.Shrink(std::max(static_cast<double>(stack_.entries()), 1.0) / before);
   }
 
   MissRatioCurve Curve(const std::vector<uint64_t>& sizes) const {
@@ -53,6 +69,7 @@ class KrrMrc::Rep {
     curve.sizes = sizes;
     curve.requests = requests_;
     curve.sampled_requests = sampled_;
+    curve.sample_rate = rate();
     if (all_) {
       histogram_.Fill(bytes_mode_, &curve);
       return curve;
@@ -68,8 +85,11 @@ class KrrMrc::Rep {
 
   // The share of the keys in the sample, counted (see DistinctCounter).
   double KeyShare() const {
-    return all_ ? 1 : distinct_.ShareOf(static_cast<double>(stack_.entries()), options_.rate);
+    if (all_ || sample_.HoldsAll()) return 1;
+    return distinct_.ShareOf(static_cast<double>(stack_.entries()), sample_.rate());
   }
+
+  double rate() const { return all_ ? 1 : sample_.rate(); }
 
   size_t MemoryUsage() const {
     return stack_.MemoryUsage() + histogram_.MemoryUsage() +
@@ -81,8 +101,8 @@ class KrrMrc::Rep {
  private:
   const KrrOptions options_;
   const bool bytes_mode_;
-  const bool all_;
-  const uint64_t threshold_;
+  const bool all_;  // R = 1: no sampling
+  SampleThreshold sample_;
   KrrStack stack_;
   DistanceHistogram histogram_;
   DistinctCounter distinct_;  // every key's, when sampling
@@ -104,6 +124,7 @@ KrrMrc::~KrrMrc() = default;
 void KrrMrc::Access(uint64_t key, uint32_t size) { rep_->Access(key, size); }
 MissRatioCurve KrrMrc::Curve(const std::vector<uint64_t>& sizes) { return rep_->Curve(sizes); }
 uint64_t KrrMrc::WorkingSet() const { return rep_->WorkingSet(); }
+double KrrMrc::rate() const { return rep_->rate(); }
 size_t KrrMrc::MemoryUsage() const { return rep_->MemoryUsage(); }
 std::vector<uint64_t> KrrMrc::StackKeys() const { return rep_->StackKeys(); }
 

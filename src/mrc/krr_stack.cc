@@ -109,6 +109,31 @@ class KrrStack::Rep {
     return distance;
   }
 
+  void Erase(const std::function<bool(uint64_t)>& drop) {
+    size_t kept = 0;
+    for (const uint32_t id : stack_) {
+      if (drop(keys_[id])) {
+        Forget(id);
+        continue;
+      }
+      stack_[kept++] = id;
+      pos_[id] = static_cast<uint32_t>(kept);
+    }
+    stack_.resize(kept);
+    if (!bytes_mode_) return;
+    // Every mark's sum changed: recount them in one walk.
+    marks_.clear();
+    next_mark_ = 1;
+    total_ = 0;
+    for (uint64_t p = 1; p <= stack_.size(); p++) {
+      total_ += size_[stack_[p - 1]];
+      if (p == next_mark_) {
+        marks_.push_back({p, total_});
+        next_mark_ = NextMark(p);
+      }
+    }
+  }
+
   void SetCapacity(uint64_t capacity) {
     capacity_ = capacity;
     if (tracked() > capacity_) Trim();
@@ -165,17 +190,22 @@ class KrrStack::Rep {
   // Forgets the bottom keys until the stack holds the capacity.
   void Trim() {
     while (!stack_.empty() && tracked() > capacity_) {
-      const uint32_t id = stack_.back();
+      Forget(stack_.back());
       stack_.pop_back();
-      index_.Erase(Mix64(keys_[id]), id);
-      if (bytes_mode_) total_ -= size_[id];
-      free_.push_back(id);
     }
     if (!bytes_mode_) return;
     const uint64_t n = stack_.size();
     while (!marks_.empty() && marks_.back().position > n) marks_.pop_back();
     next_mark_ = marks_.empty() ? 1 : NextMark(marks_.back().position);
     if (stack_.empty()) total_ = 0;
+  }
+
+  // Drops the key from the index and the byte total; the caller takes it
+  // out of stack_.
+  void Forget(uint32_t id) {
+    index_.Erase(Mix64(keys_[id]), id);
+    if (bytes_mode_) total_ -= size_[id];
+    free_.push_back(id);
   }
 
   uint64_t NextMark(uint64_t q) const {
@@ -253,6 +283,7 @@ KrrStack::KrrStack(const KrrStackOptions& options) {
 
 KrrStack::~KrrStack() = default;
 uint64_t KrrStack::Access(uint64_t key, uint32_t size) { return rep_->Access(key, size); }
+void KrrStack::Erase(const std::function<bool(uint64_t)>& drop) { rep_->Erase(drop); }
 void KrrStack::SetCapacity(uint64_t capacity) { rep_->SetCapacity(capacity); }
 uint64_t KrrStack::capacity() const { return rep_->capacity(); }
 size_t KrrStack::entries() const { return rep_->entries(); }

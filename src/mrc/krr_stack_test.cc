@@ -73,5 +73,21 @@ TEST(KrrStack, TrimsInBytesAndKeepsTheSumsConsistent) {
   EXPECT_THROW(KrrStack{bad}, InputError);
 }
 
+TEST(KrrStack, EraseClosesUpTheStackAndRecountsItsBytes) {
+  for (const CacheUnit unit : {CacheUnit::kObjects, CacheUnit::kBytes}) {
+    KrrStackOptions o;
+    o.unit = unit;
+    KrrStack s(o);
+    for (uint64_t key = 1; key <= 8; key++) s.Access(key, static_cast<uint32_t>(100 * key));
+    s.Erase([](uint64_t key) { return key % 2 == 0; });
+    EXPECT_EQ(s.Keys(), (std::vector<uint64_t>{7, 5, 3, 1}));
+    const bool bytes = unit == CacheUnit::kBytes;
+    EXPECT_EQ(s.tracked(), bytes ? 1600u : 4u);
+    EXPECT_EQ(s.Access(1, 100), bytes ? 1600u : 4u);  // from the bottom
+    EXPECT_EQ(s.Access(8, 800), KrrStack::kColdMiss);  // forgotten
+    EXPECT_EQ(s.tracked(), bytes ? 2400u : 5u);
+  }
+}
+
 }  // namespace
 }  // namespace symbiosis

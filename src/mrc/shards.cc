@@ -1,23 +1,17 @@
 #include "symbiosis/shards.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "mrc/distance_histogram.h"
 #include "mrc/distinct_counter.h"
+#include "mrc/sample_threshold.h"
 #include "symbiosis/error.h"
 #include "symbiosis/ghost_lru.h"
 #include "symbiosis/hash.h"
 
 namespace symbiosis {
-
-namespace {
-
-// The hash threshold of rate R: a key is sampled iff its hash is below it.
-uint64_t Threshold(double rate) { return static_cast<uint64_t>(std::ldexp(rate, 64)); }
-double Rate(uint64_t threshold) { return std::ldexp(static_cast<double>(threshold), -64); }
-
-}  // namespace
 
 ShardsMrc::ShardsMrc(const ShardsOptions& options)
     : MrcBuilder(options.unit),
@@ -28,17 +22,22 @@ ShardsMrc::ShardsMrc(const ShardsOptions& options)
     throw InputError("SHARDS sampling rate " + std::to_string(options.rate) +
                      " is not in (0, 1]; use e.g. 0.01");
   }
+  if (options.max_keys > 0 && options.min_keys > 0) {
+    throw InputError("SHARDS takes a fixed size (at most max_keys sampled keys) or a floor "
+                     "(at least min_keys), not both; drop one");
+  }
   all_ = options.rate == 1 && options.max_keys == 0;
-  threshold_ = options.rate == 1 ? ~uint64_t{0} : Threshold(options.rate);
+  sample_ = std::make_unique<SampleThreshold>(options.rate, options.min_keys);
   if (!all_ && options.max_keys == 0) distinct_ = std::make_unique<DistinctCounter>();
 }
 
 ShardsMrc::~ShardsMrc() = default;
 
-double ShardsMrc::rate() const { return all_ ? 1.0 : Rate(threshold_); }
+double ShardsMrc::rate() const { return all_ ? 1.0 : sample_->rate(); }
 
 double ShardsMrc::KeyShare() const {
-  return distinct_ ? distinct_->ShareOf(static_cast<double>(ghost_->entries()), rate()) : rate();
+  if (!distinct_ || sample_->HoldsAll()) return rate();
+  return distinct_->ShareOf(static_cast<double>(ghost_->entries()), rate());
 }
 
 void ShardsMrc::Access(uint64_t key, uint32_t size) {
@@ -46,26 +45,39 @@ void ShardsMrc::Access(uint64_t key, uint32_t size) {
   bytes_ += size;
   if (distinct_) distinct_->Add(Mix64(key));
   const uint64_t hash = Hash64(options_.seed, key);
-  if (!all_ && hash >= threshold_) return;
+  if (!all_ && !sample_->Holds(hash)) return;
   sampled_++;
   const uint32_t charge = unit() == CacheUnit::kBytes ? size : 1;
   const uint64_t d = ghost_->Access(key, charge);
   if (d == GhostLru::kColdMiss) {
     histogram_->Add(DistanceHistogram::kInfinite, size);
-    if (options_.max_keys > 0) by_hash_.emplace(hash, key);
+    if (options_.max_keys > 0 || options_.min_keys > 0) by_hash_.emplace(hash, key);
   } else if (distinct_) {
     histogram_->Add(d, size);  // scaled at Curve, by the key share
   } else {
     histogram_->Add(static_cast<uint64_t>(std::ceil(static_cast<double>(d) / rate())), size);
   }
+  if (sample_->Full(ghost_->entries())) HalveSample();
   while (options_.max_keys > 0 && ghost_->entries() > options_.max_keys) {
     const auto [largest, dropped] = by_hash_.top();
     by_hash_.pop();
     ghost_->Erase(dropped);
     const double old_rate = rate();
-    threshold_ = largest;
+    sample_->LowerTo(largest);
     histogram_->Scale(rate() / old_rate);
   }
+}
+
+// The floor's step: the keys beyond the halved rate leave, and what the
+// histogram holds (in the sample's units) moves into the smaller sample's.
+void ShardsMrc::HalveSample() {
+  const double before = static_cast<double>(ghost_->entries());
+  sample_->Halve();
+  while (!by_hash_.empty() && !sample_->Holds(by_hash_.top().first)) {
+    ghost_->Erase(by_hash_.top().second);
+    by_hash_.pop();
+  }
+  histogram_->Shrink(std::max(static_cast<double>(ghost_->entries()), 1.0) / before);
 }
 
 MissRatioCurve ShardsMrc::Curve(const std::vector<uint64_t>& sizes) {
@@ -74,6 +86,7 @@ MissRatioCurve ShardsMrc::Curve(const std::vector<uint64_t>& sizes) {
   curve.sizes = sizes;
   curve.requests = requests_;
   curve.sampled_requests = sampled_;
+  curve.sample_rate = rate();
   const bool bytes = unit() == CacheUnit::kBytes;
   if (all_) {
     histogram_->Fill(bytes, &curve);

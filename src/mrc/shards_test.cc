@@ -65,12 +65,44 @@ TEST(ShardsAccuracy, SampledCurvesStayCloseToExact) {
   }
 }
 
-TEST(ShardsMrc, RejectsARateOutsideZeroToOne) {
+// R = 0.001 of 200,000 keys would sample 200; a floor of 4,096 keys
+// keeps R at 1/32 (6,250 keys) and the curve within 0.01 of exact LRU, in
+// about the memory of sampling at 1/32 from the start.
+TEST(ShardsAccuracy, AFloorOfKeysRaisesTheRateOfASmallTrace) {
+  const auto records = WorkloadRecords("zipfian:theta=0.9", 200'000, 2'000'000);
+  ExactLruMrc exact(CacheUnit::kObjects);
+  for (const TraceRecord& r : records) exact.Access(r.key, r.size);
+  const std::vector<uint64_t> sizes = EvenSizes(exact.WorkingSet(), 20);
+  const MissRatioCurve want = exact.Curve(sizes);
+  ShardsOptions o;
+  o.rate = 0.001;
+  o.min_keys = 4096;
+  ShardsMrc floored(o);
+  const MissRatioCurve got = Feed(floored, records, sizes);
+  const double e = MeanAbsoluteError(got.miss_ratios, want.miss_ratios);
+  std::printf("R = 0.001 with a floor of 4,096 keys: R reached %.4f, MAE %.4f, %zu bytes\n",
+              floored.rate(), e, floored.MemoryUsage());
+  EXPECT_DOUBLE_EQ(got.sample_rate, 1.0 / 32);
+  EXPECT_LT(e, 0.01);
+  EXPECT_NEAR(static_cast<double>(floored.WorkingSet()), exact.WorkingSet(),
+              0.05 * exact.WorkingSet());
+  ShardsOptions same_rate;
+  same_rate.rate = floored.rate();
+  ShardsMrc fixed(same_rate);
+  Feed(fixed, records, sizes);
+  EXPECT_LT(floored.MemoryUsage(), 2 * fixed.MemoryUsage());
+}
+
+TEST(ShardsMrc, RejectsARateOutsideZeroToOneAndAFloorWithAFixedSize) {
   for (const double rate : {0.0, -0.1, 1.5}) {
     ShardsOptions o;
     o.rate = rate;
     EXPECT_THROW(ShardsMrc{o}, InputError) << rate;
   }
+  ShardsOptions both;
+  both.max_keys = 1000;
+  both.min_keys = 100;
+  EXPECT_THROW(ShardsMrc{both}, InputError);
 }
 
 }  // namespace

@@ -83,6 +83,7 @@ std::unique_ptr<MrcBuilder> MakeOnePass(const TraceMrcOptions& o) {
       s.unit = o.unit;
       s.rate = o.rate > 0 ? o.rate : 0.01;
       s.max_keys = o.max_keys;
+      s.min_keys = o.max_keys > 0 ? 0 : o.min_keys;  // a fixed size bounds it already
       s.seed = o.seed;
       return std::make_unique<ShardsMrc>(s);
     }
@@ -92,6 +93,7 @@ std::unique_ptr<MrcBuilder> MakeOnePass(const TraceMrcOptions& o) {
       k.k = o.k;
       k.k_exponent = o.k_exponent;
       k.rate = o.rate > 0 ? o.rate : 1;
+      k.min_keys = o.min_keys;
       k.seed = o.seed;
       return std::make_unique<KrrMrc>(k);
     }

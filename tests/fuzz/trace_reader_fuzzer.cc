@@ -38,17 +38,29 @@ void ReadAndModel(const std::string& path, const symbiosis::TraceOptions& option
   s.rate = 0.5;
   s.max_keys = 8;
   ShardsMrc shards(s);
+  // Floors of 4 keys: the halvings run on any input with 8 keys or more.
+  k.rate = 0.01;
+  k.min_keys = 4;
+  KrrMrc krr_floor(k);
+  s.rate = 0.01;
+  s.max_keys = 0;
+  s.min_keys = 4;
+  ShardsMrc shards_floor(s);
   TraceRecord r;
   while (reader.Next(&r)) {
     const uint32_t size = r.size == 0 ? 1 : r.size;
     lru.Access(r.key, size);
     krr.Access(r.key, size);
     shards.Access(r.key, size);
+    krr_floor.Access(r.key, size);
+    shards_floor.Access(r.key, size);
   }
   const std::vector<uint64_t> sizes = EvenSizes(lru.WorkingSet(), 7);
   lru.Curve(sizes);
   krr.Curve(sizes);
   shards.Curve(sizes);
+  krr_floor.Curve(sizes);
+  shards_floor.Curve(sizes);
 }
 
 }  // namespace

@@ -98,6 +98,26 @@ def test_sampled_krr_against_the_simulator_takes_the_simulators_sizes(tmp_path):
     assert result["sizes"][-1] == result["curves"][1]["working_set"]
 
 
+def test_a_sample_keeps_min_keys_keys_unless_told_otherwise(tmp_path):
+    """R = 0.01 of 30,000 objects is 300 keys: the default floor of 8,192
+    samples at a higher rate and says so; --min-keys 0 keeps R and warns."""
+    trace = tmp_path / "t.bin"
+    write_oracle(trace, [i % 30_000 for i in range(60_000)])
+    out = tmp_path / "f.json"
+    proc = run_cli("mrc", "--trace", str(trace), "--algo", "shards,lru", "--rate", "0.01",
+                   "--points", "5", "--json", str(out))
+    first = json.loads(out.read_text())["curves"][0]
+    assert first["parameters"]["min_keys"] == 8192
+    assert first["sample_rate"] == 0.5  # 15,000 keys; at 1/4 7,500 would be under the floor
+    assert "sampled at R = 0.5 to keep at least 8,192 keys" in proc.stdout
+    proc = run_cli("mrc", "--trace", str(trace), "--algo", "shards,lru", "--rate", "0.01",
+                   "--min-keys", "0", "--points", "5", "--json", str(out))
+    assert json.loads(out.read_text())["curves"][0]["sample_rate"] == pytest.approx(0.01)
+    assert "sample holds about" in proc.stdout and "raise --rate or --min-keys" in proc.stdout
+    api = miss_ratio_curve(str(trace), algo="krr", rate=0.01, min_keys=1000, points=5)
+    assert api.sample_rate == pytest.approx(1 / 16)  # 1,875 keys; 1/32 would hold 937
+
+
 def test_bad_input_is_one_line(tmp_path):
     good = tmp_path / "t.bin"
     write_oracle(good, zipf_keys(1000, 100))
@@ -119,6 +139,7 @@ def test_bad_input_is_one_line(tmp_path):
         (["--trace", str(good), "--algo", "arc"], "arc"),
         (["--trace", str(good), "--algo", "shards", "--rate", "0"], "--rate"),
         (["--trace", str(good), "--k", "0"], "--k"),
+        (["--trace", str(good), "--algo", "shards", "--min-keys", "many"], "--min-keys"),
         (["--trace", str(good), "--format", "parquet"], "parquet"),
         (["--trace", str(tmp_path / "missing.bin")], "cannot open"),
         (["--trace", str(good), "--format", "rocksdb"], "21"),
