@@ -32,11 +32,14 @@
 //             rule out (their scores within the trial band) run for real,
 //             fewest predicted device reads first, at most max_trials: the
 //             busy thread time per access is measured at the current M_a,
-//             then at each candidate's once the caches settled, and a
-//             candidate stays only if it measured the trial gain less. The model's costs are measured in the current state,
-//             and some are not per event: device reads also slow the hits
-//             and the CPU around them (interrupts, reclaim), which a
-//             layout without device reads does not pay.
+//             at each candidate's once the caches settled, and at the
+//             current M_a again; a candidate stays only if it measured the
+//             trial gain less than the current M_a's time interpolated to
+//             its own (the machine's speed drifts meanwhile). The model's
+//             costs are measured in the current state, and some are not
+//             per event: device reads also slow the hits and the CPU
+//             around them (interrupts, reclaim), which a layout without
+//             device reads does not pay.
 //   Settling  after a resize, waits for the caches to fill before the next
 //             reference is taken.
 //
@@ -142,9 +145,10 @@ struct ControllerConfig {
   // current one's are tried, up to max_trials of them per round, those
   // predicting the fewest device reads first (within 0.005 per access a
   // tie, tried from its ends inward: the smallest M_a, the largest, ...);
-  // trial_band 0: no trials. All of them run; the one with the least busy
-  // thread time per access, over trial_windows windows, stays if that is
-  // at least trial_gain below the current M_a's. In LevelDB's hotspot20
+  // trial_band 0: no trials. All of them run, then the current M_a is
+  // measured again; the one with the least busy thread time per access
+  // (over trial_windows windows) relative to the current M_a's at its
+  // time stays if that is at least trial_gain below it. In LevelDB's hotspot20
   // cell at M/D_u 0.4 the layout without a
   // block cache scored 13-19% above the current 8 MiB and ran 2.2x faster
   // (bench/leveldb.md section 8).
@@ -240,8 +244,9 @@ struct CandidateStats {
   double predicted_access_time = 0;  // A; 0 while the CPU load is unmeasured
 };
 
-// A trial: the candidate, and the busy thread time per access (us)
-// measured at the M_a the round kept and at the candidate's.
+// A trial: the candidate, and the busy thread time per access (us) at the
+// M_a the round kept, interpolated to the candidate's measure between its
+// measures before and after the trials, and at the candidate's.
 struct TrialStats {
   uint64_t ma_bytes = 0;
   double before = 0;

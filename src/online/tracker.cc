@@ -551,10 +551,18 @@ std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current) co
 // around them (interrupts, reclaim, the LRU): in LevelDB's uniform cell at
 // 0.4 a run with no block cache served every read from the page cache at
 // 4.4 us of CPU per access, where the costs measured at 8 MiB predicted
-// 12.4 (bench/leveldb.md section 7). The candidates run in turn, each
-// against the one measure of the current M_a, and the fastest stays if it
-// gained trial_gain: the first to gain is not always the best (hotspot10
-// at 1.0, bench/leveldb.md section 9).
+// 12.4 (bench/leveldb.md section 7). The candidates run in turn and the
+// fastest stays if it gained trial_gain: the first to gain is not always
+// the best (hotspot10 at 1.0, bench/leveldb.md section 9).
+//
+// The machine does not stand still while they run: a shared host's other
+// tenants change a vCPU's speed by several percent within seconds, and the
+// measures of one trial sequence drifted one way throughout it (LevelDB's
+// zipfian 0.6: 14.0, 15.0, 15.4 us in one run, 15.1, 14.3, 13.6 in the
+// next; side by side the layouts differed by 5 to 16%). So the current M_a
+// is measured again after the candidates, and each candidate is compared
+// with the current M_a's time interpolated to its own: a linear drift
+// cancels, as in an A B A comparison.
 // The trials run after a round, without simulating; the workload is
 // assumed steady for their length.
 void Tracker::StartTrial(std::vector<uint64_t> candidates) {
@@ -562,6 +570,7 @@ void Tracker::StartTrial(std::vector<uint64_t> candidates) {
   trial_from_ = target_;
   trial_queue_ = std::move(candidates);
   trial_next_ = 0;
+  trial_measures_.clear();
   trial_phase_ = TrialPhase::kBefore;
   RestartTrialMeasure();
 }
@@ -589,47 +598,69 @@ void Tracker::MoveToNextTrial() {
   SetTarget(trial_queue_[trial_next_]);
 }
 
+void Tracker::MoveBackFromTrials() {
+  trial_phase_ = TrialPhase::kMoving;
+  SetTarget(trial_from_);
+}
+
+// Windows measure the M_a in place: the current one (kBefore), each
+// candidate in turn, then the current one again (kAfter throughout).
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
   if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
   trial_busy_us_ += BusyThreadUs(w);
   trial_accesses_ += w.accesses;
   if (++trial_windows_seen_ < config_.trial_windows) return;
+  const double measured = trial_busy_us_ / trial_accesses_;
+  const uint64_t at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
   if (trial_phase_ == TrialPhase::kBefore) {
-    trial_before_ = trial_busy_us_ / trial_accesses_;
+    trial_before_ = measured;
+    trial_before_at_ = at;
     MoveToNextTrial();
     return;
   }
-  EndTrial();
+  if (trial_next_ == trial_queue_.size()) {
+    EndTrials(measured, at);
+    return;
+  }
+  trial_measures_.emplace_back(measured, at);
+  if (++trial_next_ < trial_queue_.size()) {
+    MoveToNextTrial();
+  } else {
+    MoveBackFromTrials();
+  }
 }
 
-void Tracker::EndTrial() {
-  TrialStats t;
-  t.ma_bytes = trial_queue_[trial_next_++];
-  t.before = trial_before_;
-  t.after = trial_busy_us_ / trial_accesses_;
+void Tracker::EndTrials(double current_again, uint64_t again_at) {
   RoundStats& round = history_.back();
-  round.trials.push_back(t);
-  round.reason += "; tried M_a " + MiB(t.ma_bytes) +
-                  Format(": %.3g us of thread time per access against %.3g", t.after, t.before);
-  if (trial_next_ < trial_queue_.size()) {
-    MoveToNextTrial();
-    return;
+  round.reason += "; M_a " + MiB(trial_from_) +
+                  Format(" measured %.3g us of thread time per access, %.3g after the trials",
+                         trial_before_, current_again);
+  const double span = static_cast<double>(again_at - trial_before_at_);
+  TrialStats* best = nullptr;
+  for (size_t i = 0; i < trial_queue_.size(); i++) {
+    const auto [after, at] = trial_measures_[i];
+    TrialStats t;
+    t.ma_bytes = trial_queue_[i];
+    const double share = span > 0 ? static_cast<double>(at - trial_before_at_) / span : 0;
+    t.before = trial_before_ + share * (current_again - trial_before_);
+    t.after = after;
+    round.trials.push_back(t);
+    round.reason += "; tried M_a " + MiB(t.ma_bytes) +
+                    Format(": %.3g against %.3g then", t.after, t.before);
   }
-  // Every candidate ran: the fastest stays if it gained trial_gain.
-  TrialStats* best = &round.trials.front();
+  // The fastest relative to the current M_a at its time stays if it gained.
   for (TrialStats& x : round.trials) {
-    if (x.after < best->after) best = &x;
+    if (best == nullptr || x.after / x.before < best->after / best->before) best = &x;
   }
-  if (best->after <= (1 - config_.trial_gain) * trial_before_) {
+  if (best->after <= (1 - config_.trial_gain) * best->before) {
     best->kept = true;
     round.decision = "adopted";
     round.adopted_ma_bytes = best->ma_bytes;
     round.reason += "; kept M_a " + MiB(best->ma_bytes) + ", the fastest";
     SetTarget(best->ma_bytes);
   } else {
-    round.reason += "; none gained enough, back to M_a " + MiB(trial_from_);
-    SetTarget(trial_from_);
+    round.reason += "; none gained enough, M_a stays " + MiB(trial_from_);
   }
   EnterSettling();
 }

@@ -16,6 +16,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "online/round_simulator.h"
@@ -124,7 +125,8 @@ class Tracker {
   void RestartTrialMeasure();
   void OnTrialWindow(const EventTotals& w, uint64_t window_begin);
   void AdvanceTrial();
-  void EndTrial();
+  void MoveBackFromTrials();
+  void EndTrials(double current_again, uint64_t again_at);
 
   const ControllerConfig config_;
   const uint64_t memory_bytes_;
@@ -187,6 +189,9 @@ class Tracker {
   double trial_busy_us_ = 0;
   uint64_t trial_accesses_ = 0;
   double trial_before_ = 0;  // busy thread us per access at trial_from_
+  uint64_t trial_before_at_ = 0;  // the middle access of that measure
+  // Each candidate's measure and its middle access, in trial_queue_'s order.
+  std::vector<std::pair<double, uint64_t>> trial_measures_;
 
   std::deque<RoundStats> history_;  // closed rounds, the most recent last
 };
