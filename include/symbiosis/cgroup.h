@@ -77,6 +77,12 @@ struct CgroupMemoryUsage {
 // Reads usage and memory.stat of `cgroup`.
 CgroupMemoryUsage ReadMemoryUsage(const MemoryCgroup& cgroup);
 
+// Removes the children of `parent` named `prefix` followed by the id of a
+// process that no longer exists: a run killed with SIGKILL cannot remove
+// its own cgroup. One that still holds a process or a cgroup of its own
+// stays (rmdir refuses). Returns how many were removed; never throws.
+int RemoveOrphanedChildCgroups(const MemoryCgroup& parent, const std::string& prefix);
+
 // A child memory cgroup with a byte limit and no swap, removed when the
 // object is destroyed.
 //

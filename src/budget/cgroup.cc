@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -294,6 +295,24 @@ CgroupMemoryUsage ReadMemoryUsage(const MemoryCgroup& cgroup) {
   return result;
 }
 
+int RemoveOrphanedChildCgroups(const MemoryCgroup& parent, const std::string& prefix) {
+  std::error_code error;
+  int removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(parent.dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::optional<uint64_t> pid = ParseNumber(std::string_view(name).substr(prefix.size()));
+    if (!pid || *pid == 0 || *pid > static_cast<uint64_t>(INT32_MAX)) continue;
+    if (kill(static_cast<pid_t>(*pid), 0) == 0 || errno != ESRCH) continue;
+    if (parent.version == CgroupVersion::kV1) {
+      WriteValue(entry.path().string() + "/memory.force_empty", "0");
+    }
+    if (rmdir(entry.path().c_str()) == 0) removed++;
+  }
+  return removed;
+}
+
+// ChildCgroup
 // ChildCgroup
 
 std::unique_ptr<ChildCgroup> ChildCgroup::Create(const MemoryCgroup& parent,

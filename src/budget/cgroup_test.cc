@@ -2,8 +2,11 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -136,6 +139,36 @@ TEST(ChildCgroupTest, RoundTrip) {
 
   child.reset();
   EXPECT_FALSE(DirExists(dir));
+}
+
+// A run killed with SIGKILL leaves its cgroup behind; the next run removes
+// those whose process is gone, and no other.
+TEST(ChildCgroupTest, OrphansOfKilledRunsAreRemoved) {
+  MemoryCgroup self;
+  try {
+    self = DetectMemoryCgroup();
+  } catch (const CgroupError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const pid_t gone = fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) _exit(0);
+  ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+  const std::string prefix = "symbiosis-orphan-test-";
+  const std::string orphan = self.dir + "/" + prefix + std::to_string(gone);
+  const std::string alive = self.dir + "/" + prefix + std::to_string(getpid());
+  const std::string other = self.dir + "/" + prefix + "x1";
+  if (mkdir(orphan.c_str(), 0755) != 0) {
+    GTEST_SKIP() << "cannot create a cgroup under " << self.dir << ": " << strerror(errno);
+  }
+  ASSERT_EQ(mkdir(alive.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(other.c_str(), 0755), 0);
+  EXPECT_EQ(RemoveOrphanedChildCgroups(self, prefix), 1);
+  EXPECT_FALSE(DirExists(orphan));
+  EXPECT_TRUE(DirExists(alive));
+  EXPECT_TRUE(DirExists(other));
+  rmdir(alive.c_str());
+  rmdir(other.c_str());
 }
 
 // A driver whose output pipe closed (its wrapper script was killed) must

@@ -385,9 +385,15 @@ int RunInBenchCgroup(std::unique_ptr<ChildCgroup> cgroup, const std::string& db,
 
 // A cgroup of `limit` bytes for this run, under this process's own.
 // Throws CgroupError.
+// First removes the cgroups of runs that were killed with SIGKILL.
 std::unique_ptr<ChildCgroup> MakeBenchCgroup(uint64_t limit) {
-  return ChildCgroup::Create(DetectMemoryCgroup(), "symbiosis-bench-" + std::to_string(getpid()),
-                             limit);
+  const MemoryCgroup parent = DetectMemoryCgroup();
+  const std::string prefix = "symbiosis-bench-";
+  if (const int removed = RemoveOrphanedChildCgroups(parent, prefix); removed > 0) {
+    std::fprintf(stderr, "removed %d cgroup(s) under %s left by killed runs\n", removed,
+                 parent.dir.c_str());
+  }
+  return ChildCgroup::Create(parent, prefix + std::to_string(getpid()), limit);
 }
 
 int RunBody(BenchEngine& engine, const RunConfig& c) {
