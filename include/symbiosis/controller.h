@@ -183,12 +183,14 @@ struct ControllerConfig {
 
   // --- Miss costs (microseconds) ---
   // Used until measured, and always for a cost whose measuring is off.
+  // A kernel_miss_cpu > 0 is a prior: A ranks from the first window, before
+  // any device read (an engine's Open can measure both; device_read_cost.h).
   MissCosts costs;
   bool measure_app_miss_cost = true;     // C_a from reads the kernel served
   bool measure_kernel_miss_cost = true;  // C_k from device reads
   // Rank candidates by A, which knows that with more busy threads than
   // CPUs a device wait costs less than the CPU (cost_model.h), once the
-  // process's scheduler times and C_k_cpu are measured; false: by L_e,
+  // process's scheduler times and C_k_cpu are known; false: by L_e,
   // the paper's model. Either way the guard compares L_e.
   bool model_cpu_load = true;
   double cost_smoothing = 0.2;  // EWMA weight of a window's mean, (0, 1]

@@ -84,6 +84,12 @@ struct Options {
   // Model the read-ahead of the device under the home directory instead
   // of controller.max_readahead_pages.
   bool detect_readahead = true;
+  // Start from C_k and C_k_cpu measured at Open by a few direct reads of
+  // the largest table (device_read_cost.h) instead of controller.costs'.
+  // Where the page cache holds every table at first, no device read
+  // measures them until M_a has grown, and the first round would rank by
+  // static costs (bench/wiredtiger.md section 4).
+  bool measure_device_read_cost = true;
   // As symbiosis::leveldb::Options::min_sampled_groups, over the data files
   // present at Open.
   uint32_t min_sampled_groups = 256;

@@ -227,9 +227,11 @@ double Tracker::BusyThreadUs(const EventTotals& w) const {
 // device (the window's device reads times C_k - C_k_cpu); c_0 is the CPU
 // per access left after the cache misses' share. Threads blocked on
 // anything else (a lock, an idle pool) are not counted: T errs low, and A
-// toward L_e, the paper's model. Used once C_k_cpu has been measured.
+// toward L_e, the paper's model. Used once C_k_cpu is known: measured, or
+// given as a prior in config.costs.
 void Tracker::UpdateCpuLoad(const EventTotals& w) {
-  if (!config_.model_cpu_load || !kernel_cpu_measured_ || w.wall_ns == 0 ||
+  const bool kernel_cpu_known = kernel_cpu_measured_ || config_.costs.kernel_miss_cpu > 0;
+  if (!config_.model_cpu_load || !kernel_cpu_known || w.wall_ns == 0 ||
       w.process_cpu_ns == 0 || w.cpus == 0) {
     return;
   }

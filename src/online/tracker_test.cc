@@ -538,6 +538,50 @@ TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
   }
 }
 
+// Where the page cache serves every read there is no device read to
+// measure C_k_cpu from; a prior in config.costs lets A rank anyway.
+TEST(TrackerTest, AGivenDeviceReadCostRanksByABeforeAnyDeviceRead) {
+  // The engine at candidate 0 (8 MiB): ha 0.4, no device read; C_a 5,
+  // c_0 2, four busy threads on one CPU (runnable 15 us per 5 us of CPU).
+  // Candidates' app / device misses per access, with C_k 250 of which 25
+  // on a CPU:
+  //   L_e: 3, 9, 13, 15.35: keep 0.
+  //   A:   20 (CPU-bound), 17, 15, 17.35: candidate 2.
+  const std::vector<double> app = {0.6, 0.3, 0.1, 0.07};
+  const std::vector<double> device = {0, 0.03, 0.05, 0.06};
+  const Harness::Timing timing{1, 5000, 0, 0, 0, 5000, 5000, 15'000};
+  for (const bool prior : {true, false}) {
+    ControllerConfig c = MeasuringConfig();
+    c.costs.kernel_miss = 250;
+    c.costs.kernel_miss_cpu = prior ? 25 : 0;
+    Harness h(c);
+    h.sim.app_miss.assign(9, 0.3);
+    h.sim.kernel_miss.assign(9, 0.1);
+    for (size_t i = 0; i < app.size(); i++) {
+      h.sim.app_miss[i] = app[i];
+      h.sim.kernel_miss[i] = device[i];
+    }
+    h.timing = timing;
+    h.Start();
+    h.RunRound(0.4, 1);
+    const RoundStats& r = h.LastRound();
+    ASSERT_EQ(r.candidates.size(), 9u);
+    EXPECT_FALSE(h.stats.kernel_miss_cpu_measured);
+    EXPECT_NEAR(r.candidates[0].predicted_latency, 3, 0.1);
+    if (prior) {
+      ASSERT_TRUE(h.stats.cpu_load_measured);
+      EXPECT_NEAR(h.stats.costs.kernel_miss_cpu, 25, 1e-9);
+      EXPECT_NEAR(r.candidates[0].predicted_access_time, 20, 0.5);
+      EXPECT_NEAR(r.candidates[2].predicted_access_time, 15, 0.5);
+      EXPECT_EQ(r.decision, "adopted") << r.reason;
+      EXPECT_EQ(r.adopted_ma_bytes, kM * 2 / 8);
+    } else {
+      EXPECT_FALSE(h.stats.cpu_load_measured);
+      EXPECT_EQ(r.decision, "rejected") << r.reason;
+    }
+  }
+}
+
 // The model cannot rule out a candidate that predicts a small gain: it is
 // tried, and stays only if the engine measures it faster (less busy
 // thread time per access) than the current M_a.

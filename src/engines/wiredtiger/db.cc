@@ -16,6 +16,7 @@
 #include "engines/wiredtiger/adapter.h"
 #include "engines/wiredtiger/file_system.h"
 #include "symbiosis/cgroup.h"
+#include "symbiosis/device_read_cost.h"
 #include "symbiosis/error.h"
 #include "symbiosis/residency.h"
 #include "symbiosis/wiredtiger.h"
@@ -63,6 +64,28 @@ std::vector<std::pair<std::string, uint64_t>> DataFiles(const std::string& home)
     if (!error) files.emplace_back(entry.path().filename().string(), size);
   }
   return files;
+}
+
+// The costs of a device read, from reads of the largest table with
+// O_DIRECT (device_read_cost.h): C_k its latency, C_k_cpu the CPU it
+// costs the reading thread. Unchanged when nothing can be measured.
+void SetDeviceReadCost(const std::string& home,
+                       const std::vector<std::pair<std::string, uint64_t>>& files,
+                       MissCosts* costs) {
+  // About a 32 KiB leaf page (leaf_page_max) compressed at alpha 0.25.
+  constexpr uint32_t kReadBytes = 8192;
+  constexpr int kReads = 32;
+  const std::pair<std::string, uint64_t>* largest = nullptr;
+  for (const auto& file : files) {
+    if (file.first.rfind("WiredTiger", 0) == 0) continue;
+    if (largest == nullptr || file.second > largest->second) largest = &file;
+  }
+  if (largest == nullptr) return;
+  const std::optional<DeviceReadCost> cost =
+      MeasureDeviceRead(home + "/" + largest->first, kReadBytes, kReads);
+  if (!cost) return;
+  costs->kernel_miss = cost->wall_us;
+  costs->kernel_miss_cpu = std::min(cost->cpu_us, cost->wall_us);
 }
 
 // The data file behind a URI: "table:NAME" (a simple table) -> NAME.wt,
@@ -203,6 +226,7 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   if (options_.detect_readahead) {
     c.max_readahead_pages = DeviceReadaheadPages(home).value_or(c.max_readahead_pages);
   }
+  if (options_.measure_device_read_cost) SetDeviceReadCost(home, files, &c.costs);
   try {
     controller_ = std::make_unique<Controller>(c, resizer_.get());
   } catch (const std::exception& e) {

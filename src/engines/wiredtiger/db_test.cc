@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "symbiosis/device_read_cost.h"
 #include "testing/test_support.h"
 
 namespace symbiosis::wiredtiger {
@@ -235,6 +236,33 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   EXPECT_GE(stats.app_capacity_bytes, 16 * kMiB);
   // Hits while simulating were placed on pages: most for certain.
   EXPECT_LT(stats.unidentified_hits, stats.app_hits / 10 + 10);
+}
+
+// Open times a few direct reads of the table for the Controller's
+// first device-read costs, unless told not to.
+TEST_F(WiredTigerTest, OpenMeasuresWhatADeviceReadCosts) {
+  Fill(20'000);
+  if (!MeasureDeviceRead(home_ + "/" + std::string(kTable).substr(6) + ".wt", 8192, 1)) {
+    GTEST_SKIP() << "no direct I/O under " << home_ << " (tmpfs?); set TMPDIR to a disk";
+  }
+  for (const bool measure : {true, false}) {
+    Options o;
+    o.extensions = {kSnappyExtension};
+    o.memory_bytes = 64 * kMiB;
+    o.measure_device_read_cost = measure;
+    std::unique_ptr<Db> db;
+    const Status s = Open(o, home_, &db);
+    ASSERT_TRUE(s.ok()) << s.message;
+    const MissCosts costs = db->GetStats().controller.costs;
+    if (measure) {
+      EXPECT_GT(costs.kernel_miss_cpu, 0);
+      EXPECT_LE(costs.kernel_miss_cpu, costs.kernel_miss);
+      EXPECT_NE(costs.kernel_miss, MissCosts().kernel_miss);
+    } else {
+      EXPECT_EQ(costs.kernel_miss, MissCosts().kernel_miss);
+      EXPECT_EQ(costs.kernel_miss_cpu, 0);
+    }
+  }
 }
 
 // Four readers while another thread resizes the cache without pause: every
