@@ -313,7 +313,6 @@ int RemoveOrphanedChildCgroups(const MemoryCgroup& parent, const std::string& pr
 }
 
 // ChildCgroup
-// ChildCgroup
 
 std::unique_ptr<ChildCgroup> ChildCgroup::Create(const MemoryCgroup& parent,
                                                  const std::string& name,

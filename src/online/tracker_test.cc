@@ -106,6 +106,17 @@ class Harness {
 
   void Start() { tracker = std::make_unique<Tracker>(config, kM, &sim); }
 
+  // The ghosts' application and device misses per access: app[i] and
+  // device[i] for the first candidates (ascending M_a), the rest's for
+  // the others. REQUIRES: app.size() == device.size() <= config.candidates.
+  void ScriptCandidates(const std::vector<double>& app, const std::vector<double>& device,
+                        double app_rest, double device_rest) {
+    sim.app_miss.assign(config.candidates, app_rest);
+    sim.kernel_miss.assign(config.candidates, device_rest);
+    std::copy(app.begin(), app.end(), sim.app_miss.begin());
+    std::copy(device.begin(), device.end(), sim.kernel_miss.begin());
+  }
+
   // `n` accesses with application hit ratio ha and kernel hit ratio hk.
   void Run(uint64_t n, double ha, double hk, uint64_t hit_ns = 0, uint64_t miss_ns = 0) {
     for (uint64_t done = 0; done < n; done += kChunk) {
@@ -512,12 +523,7 @@ TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
   for (const bool model_cpu : {true, false}) {
     c.model_cpu_load = model_cpu;
     Harness h(c);
-    h.sim.app_miss.assign(9, 0.3);  // the others: worse by either score
-    h.sim.kernel_miss.assign(9, 0.1);
-    for (size_t i = 0; i < app.size(); i++) {
-      h.sim.app_miss[i] = app[i];
-      h.sim.kernel_miss[i] = device[i];
-    }
+    h.ScriptCandidates(app, device, 0.3, 0.1);  // the others: worse by either score
     h.timing = timing;
     h.Start();
     h.RunRound(ha, hk);
@@ -555,12 +561,7 @@ TEST(TrackerTest, AGivenDeviceReadCostRanksByABeforeAnyDeviceRead) {
     c.costs.kernel_miss = 250;
     c.costs.kernel_miss_cpu = prior ? 25 : 0;
     Harness h(c);
-    h.sim.app_miss.assign(9, 0.3);
-    h.sim.kernel_miss.assign(9, 0.1);
-    for (size_t i = 0; i < app.size(); i++) {
-      h.sim.app_miss[i] = app[i];
-      h.sim.kernel_miss[i] = device[i];
-    }
+    h.ScriptCandidates(app, device, 0.3, 0.1);
     h.timing = timing;
     h.Start();
     h.RunRound(0.4, 1);
@@ -596,12 +597,7 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
   const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   for (const bool candidate_is_faster : {true, false}) {
     Harness h(MeasuringConfig());
-    h.sim.app_miss.assign(9, 0.6);
-    h.sim.kernel_miss.assign(9, 0.06);
-    h.sim.app_miss[0] = 0.6;
-    h.sim.kernel_miss[0] = 0.01;
-    h.sim.app_miss[1] = 0.55;
-    h.sim.kernel_miss[1] = 0.01;
+    h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.timing = timing;
     h.Start();
     h.RunRound(ha, hk);
@@ -663,13 +659,7 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
     // Candidate 1 (128 MiB): A 20, 0.01 device reads per access; candidate
     // 2 (256 MiB): A 19, the best score, but 0.02; the current 8 MiB: A 21
     // (neither gains 10%); the others 26.
-    h.sim.app_miss.assign(9, 0.6);
-    h.sim.kernel_miss.assign(9, 0.06);
-    h.sim.kernel_miss[0] = 0.01;
-    h.sim.app_miss[1] = 0.55;
-    h.sim.kernel_miss[1] = 0.01;
-    h.sim.app_miss[2] = 0.45;
-    h.sim.kernel_miss[2] = 0.02;
+    h.ScriptCandidates({0.6, 0.55, 0.45}, {0.01, 0.01, 0.02}, 0.6, 0.06);
     h.timing = timing;
     h.Start();
     h.RunRound(ha, hk);
@@ -706,15 +696,8 @@ TEST(TrackerTest, AmongEqualDeviceReadsTheEndsAreTriedFirst) {
   ControllerConfig c = MeasuringConfig();
   c.max_trials = 3;
   Harness h(c);
-  h.sim.app_miss.assign(9, 0.6);
-  h.sim.kernel_miss.assign(9, 0.06);
-  h.sim.kernel_miss[0] = 0.01;
-  h.sim.app_miss[1] = 0.55;  // A 20
-  h.sim.kernel_miss[1] = 0.011;
-  h.sim.app_miss[2] = 0.5;  // A 19.1
-  h.sim.kernel_miss[2] = 0.012;
-  h.sim.app_miss[3] = 0.52;
-  h.sim.kernel_miss[3] = 0.012;
+  // Candidate 1: A 20; candidate 2: A 19.1.
+  h.ScriptCandidates({0.6, 0.55, 0.5, 0.52}, {0.01, 0.011, 0.012, 0.012}, 0.6, 0.06);
   h.timing = timing;
   h.Start();
   h.RunRound(ha, hk);
@@ -743,11 +726,7 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
   };
   for (const Case& k : {Case{0.15, 0.9, true}, Case{-0.15, 1.0, false}}) {
     Harness h(MeasuringConfig());
-    h.sim.app_miss.assign(9, 0.6);
-    h.sim.kernel_miss.assign(9, 0.06);
-    h.sim.kernel_miss[0] = 0.01;
-    h.sim.app_miss[1] = 0.55;
-    h.sim.kernel_miss[1] = 0.01;
+    h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.timing = timing;
     h.Start();
     h.RunRound(ha, hk);
@@ -787,12 +766,7 @@ TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
     ControllerConfig c = MeasuringConfig();
     c.trial_band = k.band;
     Harness h(c);
-    h.sim.app_miss.assign(9, 0.9);
-    h.sim.kernel_miss.assign(9, 0.05);
-    h.sim.app_miss[0] = 0.6;
-    h.sim.kernel_miss[0] = 0.01;
-    h.sim.app_miss[1] = k.candidate_app_miss;
-    h.sim.kernel_miss[1] = 0.01;
+    h.ScriptCandidates({0.6, k.candidate_app_miss}, {0.01, 0.01}, 0.9, 0.05);
     h.timing = timing;
     h.Start();
     h.RunRound(ha, hk);
