@@ -4,8 +4,9 @@
 // The Controller learns C_k and C_k_cpu from the engine's own device
 // reads. Where the page cache holds every table at the start (a data set
 // smaller than the budget), none happens, and the first round ranks with
-// the static costs: LevelDB's on the paper's flash (16 us), where a 32 KiB
-// read here takes 100-300 us. A few reads of the file with O_DIRECT, which
+// the static costs: LevelDB's on the paper's flash (16 us), where a device
+// read here costs WiredTiger 135-520 us (bench/wiredtiger.md section 4).
+// A few reads of the file with O_DIRECT, which
 // bypasses the page cache and so neither uses nor changes it, give the
 // device's latency and the CPU a read costs the reading thread.
 
