@@ -104,15 +104,8 @@ TEST(LruSimTest, MatchesAListLruAndTheGhostInBothModes) {
 // Golden values from libCacheSim 0.3.5 and an independent stack-distance
 // computation (shared/notes/cache-sim-anchors.md).
 TEST(LruSimTest, CloudPhysicsMissRatiosMatchLibCacheSim) {
-  const std::string name = "cloudPhysicsIO.oracleGeneral.bin";
-  const std::filesystem::path dir = testing::SharedTraceDir();
-  const std::string path = dir.empty() ? "" : (dir / name).string();
-  if (path.empty()) {
-    GTEST_SKIP() << "shared/traces/" << name
-                 << " not found above " << __FILE__
-                 << " or the working directory";
-  }
-  const std::vector<TraceRecord> records = ReadTrace(path, TraceOptions());
+  const std::vector<TraceRecord> records =
+      ReadTrace(testing::CloudPhysicsTrace().string(), TraceOptions());
   ASSERT_EQ(records.size(), 113872u);
   const std::vector<std::pair<uint64_t, double>> golden = {
       {100, 0.8801},   {1000, 0.8327},  {5000, 0.8038},

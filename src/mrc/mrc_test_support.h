@@ -31,11 +31,10 @@ inline std::vector<TraceRecord> WorkloadRecords(const std::string& spec, uint64_
   return records;
 }
 
-// The CloudPhysics trace beside the repository, or empty.
+// The CloudPhysics trace (113,872 requests; testing::CloudPhysicsTrace).
+// Throws if it cannot be read.
 inline std::vector<TraceRecord> CloudPhysics() {
-  const auto dir = testing::SharedTraceDir();
-  if (dir.empty()) return {};
-  return ReadTrace((dir / "cloudPhysicsIO.oracleGeneral.bin").string(), TraceOptions{});
+  return ReadTrace(testing::CloudPhysicsTrace().string(), TraceOptions{});
 }
 
 inline MissRatioCurve Feed(MrcBuilder& builder, const std::vector<TraceRecord>& records,

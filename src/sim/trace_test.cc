@@ -356,7 +356,8 @@ TEST(TraceReader, StopsAtMaxRecordsAndAfterTheEnd) {
 TEST(ReadTrace, SharedCloudPhysicsTracesAgree) {
   fs::path dir = testing::SharedTraceDir();
   if (dir.empty()) {
-    GTEST_SKIP() << "no shared/traces/cloudPhysicsIO.* beside the repository";
+    GTEST_SKIP() << "no shared/traces/cloudPhysicsIO.* beside the repository (the csv and "
+                    "text forms are not in tests/data)";
   }
   std::vector<TraceRecord> oracle =
       ReadTrace((dir / "cloudPhysicsIO.oracleGeneral.bin").string(), Oracle());

@@ -110,6 +110,18 @@ inline std::filesystem::path SharedTraceDir() {
   return {};
 }
 
+// The CloudPhysics trace in oracleGeneral form: shared/traces' copy where
+// it exists, else the repository's (tests/data, so that the checks run
+// in any clone).
+inline std::filesystem::path CloudPhysicsTrace() {
+  namespace fs = std::filesystem;
+  const fs::path shared = SharedTraceDir();
+  if (!shared.empty()) return shared / "cloudPhysicsIO.oracleGeneral.bin";
+  std::error_code error;
+  const fs::path repo = fs::absolute(fs::path(__FILE__), error).parent_path().parent_path().parent_path();
+  return repo / "tests" / "data" / "cloudPhysicsIO.oracleGeneral.bin";
+}
+
 }  // namespace symbiosis::testing
 
 #endif  // SYMBIOSIS_TESTING_TEST_SUPPORT_H_

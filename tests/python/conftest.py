@@ -24,7 +24,8 @@ def cli():
 
 
 @pytest.fixture
-def shared_traces() -> Path:
-    if not SHARED_TRACES.is_dir():
-        pytest.skip(f"no shared traces at {SHARED_TRACES}: the repo's sibling ../shared is absent")
-    return SHARED_TRACES
+def cloudphysics_trace() -> Path:
+    """The CloudPhysics trace (oracleGeneral): ../shared/traces' copy where it
+    exists, else the repository's tests/data copy."""
+    shared = SHARED_TRACES / "cloudPhysicsIO.oracleGeneral.bin"
+    return shared if shared.is_file() else REPO / "tests" / "data" / shared.name

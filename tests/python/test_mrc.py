@@ -161,8 +161,8 @@ def test_mean_absolute_error_needs_the_same_sizes(tmp_path):
         mean_absolute_error(a, b)
 
 
-def test_cloudphysics_exact_lru_published_values(shared_traces):
-    c = miss_ratio_curve(str(shared_traces / "cloudPhysicsIO.oracleGeneral.bin"),
+def test_cloudphysics_exact_lru_published_values(cloudphysics_trace):
+    c = miss_ratio_curve(str(cloudphysics_trace),
                          sizes=[100, 1000, 5000, 10000, 20000, 40000])
     assert c.miss_ratios == pytest.approx([0.8801, 0.8327, 0.8038, 0.6976, 0.6328, 0.4303],
                                           abs=5e-5)

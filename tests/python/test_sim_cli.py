@@ -59,9 +59,9 @@ def test_deterministic(cli, tmp_path):
     assert json.loads(a.read_text())["points"] == json.loads(b.read_text())["points"]
 
 
-def test_trace_input(cli, shared_traces, tmp_path):
+def test_trace_input(cli, cloudphysics_trace, tmp_path):
     out = tmp_path / "t.json"
-    cli("sim", "--trace", str(shared_traces / "cloudPhysicsIO.oracleGeneral.bin"),
+    cli("sim", "--trace", str(cloudphysics_trace),
         "--format", "oracleGeneral", "--memory", "64MiB", "--points", "5", "--quiet",
         "--json", str(out))
     report = json.loads(out.read_text())
