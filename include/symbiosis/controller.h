@@ -39,7 +39,9 @@
 //             costs are measured in the current state, and some are not
 //             per event: device reads also slow the hits and the CPU
 //             around them (interrupts, reclaim), which a layout without
-//             device reads does not pay.
+//             device reads does not pay. A winner whose predicted gain is
+//             below the trusted gain is tried the same way, first, rather
+//             than adopted.
 //   Settling  after a resize, waits for the caches to fill before the next
 //             reference is taken.
 //
@@ -156,6 +158,15 @@ struct ControllerConfig {
   double trial_gain = 0.05;
   uint32_t trial_windows = 3;
   uint32_t max_trials = 2;
+  // A winner predicting less than trusted_gain is not adopted on the
+  // model's word: it is tried first, beside the band's candidates, and
+  // stays only if it measures faster as they must. In RocksDB's hotspot20
+  // cell at 0.6, M_a = M predicted 12% and 17% and ran 0.59-0.80x the
+  // 8 MiB it replaced (bench/rocksdb.md section 2); in LevelDB's uniform
+  // at 0.8, 32 MiB predicted 10% where no block cache ran 1.05-1.09x
+  // faster (bench/leveldb.md section 13). At most gain_threshold: every
+  // adoption on the model alone.
+  double trusted_gain = 0.2;
 
   // --- Resizing ---
   uint64_t resize_step_bytes = 0;  // per step; 0: M / 16
@@ -290,7 +301,13 @@ struct ControllerStats {
   double latency = 0;            // measured L_e
   double reference_latency = 0;  // Stable's reference; 0 when none
   MissCosts costs;               // in use now
+  // What the costs started from: config.costs (WiredTiger's Open puts a
+  // device read it measured there), before any window measured them.
+  MissCosts prior_costs;
   bool app_miss_cost_measured = false;
+  // C_a came from reads whose scheduler times were sampled, their wait for
+  // a CPU left out (else from wall times, that wait included).
+  bool app_miss_cost_split = false;
   bool kernel_miss_cost_measured = false;
   bool kernel_miss_cpu_measured = false;
   CpuLoad cpu_load;  // in use now

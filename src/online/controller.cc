@@ -85,6 +85,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.trial_band >= 0 && c.trial_band < 1, "trial_band must be in [0, 1), e.g. 0.2");
   Require(Fraction(c.trial_gain), "trial_gain must be in (0, 1), e.g. 0.05");
   Require(c.trial_windows > 0, "trial_windows must be at least 1 (default 3)");
+  Require(c.trusted_gain >= 0 && c.trusted_gain < 1,
+          "trusted_gain must be in [0, 1), e.g. 0.2 (at most gain_threshold: adopt on the model alone)");
   Require(c.max_trials > 0, "max_trials must be at least 1 (default 2); trial_band = 0 turns "
                             "trials off");
   Require(c.change_floor >= 0 && c.change_floor < 1, "change_floor must be in [0, 1), e.g. 0.01");
@@ -185,9 +187,13 @@ std::string ToJson(const ControllerStats& s) {
   j += ", \"costs\": {\"app_miss\": " + JsonNumber(s.costs.app_miss) +
        ", \"kernel_miss\": " + JsonNumber(s.costs.kernel_miss) +
        ", \"app_miss_measured\": " + JsonBool(s.app_miss_cost_measured) +
+       ", \"app_miss_split\": " + JsonBool(s.app_miss_cost_split) +
        ", \"kernel_miss_measured\": " + JsonBool(s.kernel_miss_cost_measured) +
        ", \"kernel_miss_cpu\": " + JsonNumber(s.costs.kernel_miss_cpu) +
-       ", \"kernel_miss_cpu_measured\": " + JsonBool(s.kernel_miss_cpu_measured) + "}";
+       ", \"kernel_miss_cpu_measured\": " + JsonBool(s.kernel_miss_cpu_measured) +
+       ", \"prior\": {\"app_miss\": " + JsonNumber(s.prior_costs.app_miss) +
+       ", \"kernel_miss\": " + JsonNumber(s.prior_costs.kernel_miss) +
+       ", \"kernel_miss_cpu\": " + JsonNumber(s.prior_costs.kernel_miss_cpu) + "}}";
   j += ", \"cpu_load\": {\"cpus\": " + JsonNumber(s.cpu_load.cpus) +
        ", \"threads\": " + JsonNumber(s.cpu_load.threads) +
        ", \"base_cpu\": " + JsonNumber(s.cpu_load.base_cpu) +

@@ -44,6 +44,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.gain_threshold = 1;
   ExpectRejected(c, "gain_threshold");
   c = Budget(m);
+  c.trusted_gain = 1;
+  ExpectRejected(c, "trusted_gain");
+  c = Budget(m);
   c.sample_rate = 0;
   ExpectRejected(c, "sample_rate");
   c = Budget(m);

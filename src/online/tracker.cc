@@ -484,12 +484,22 @@ void Tracker::FinishRound() {
                     " (M_a " + MiB(winner.ma_bytes) + ")";
     if (cpu_load_measured_ && config_.trial_band > 0) trials = TrialCandidates(current);
   } else {
-    round_.decision = "adopted";
-    round_.adopted_ma_bytes = winner.ma_bytes;
     round_.reason = "M_a " + MiB(winner.ma_bytes) + " predicts " + score +
                     Format(" %.3g, %.0f%% below the current %.3g", Score(winner),
                            100 * (1 - Score(winner) / Score(current)), Score(current));
-    SetTarget(winner.ma_bytes);
+    if (cpu_load_measured_ && config_.trial_band > 0 &&
+        Score(winner) > (1 - config_.trusted_gain) * Score(current)) {
+      round_.reason += Format(", under the trusted %.0f%%: tried first", 100 * config_.trusted_gain);
+      trials = TrialCandidates(current);
+      if (std::find(trials.begin(), trials.end(), winner.ma_bytes) == trials.end()) {
+        trials.insert(trials.begin(), winner.ma_bytes);
+        if (trials.size() > config_.max_trials) trials.pop_back();
+      }
+    } else {
+      round_.decision = "adopted";
+      round_.adopted_ma_bytes = winner.ma_bytes;
+      SetTarget(winner.ma_bytes);
+    }
   }
   abandoned_in_row_ = 0;
   CloseRound();
@@ -717,7 +727,9 @@ ControllerStats Tracker::Stats() const {
   }
   if (reference_ && state_ == ControllerState::kStable) s.reference_latency = Latency(*reference_);
   s.costs = costs_;
+  s.prior_costs = config_.costs;
   s.app_miss_cost_measured = app_cost_measured_;
+  s.app_miss_cost_split = app_cost_split_;
   s.kernel_miss_cost_measured = kernel_cost_measured_;
   s.kernel_miss_cpu_measured = kernel_cpu_measured_;
   s.cpu_load = cpu_load_;

@@ -420,6 +420,8 @@ TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
   EXPECT_TRUE(s.kernel_miss_cost_measured);
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
   EXPECT_NEAR(s.costs.kernel_miss, 40, 0.5);
+  EXPECT_EQ(s.prior_costs.app_miss, 3);  // what they started from: config.costs
+  EXPECT_EQ(s.prior_costs.kernel_miss, 16);
 
   c.measure_kernel_miss_cost = false;
   Harness fixed(c);
@@ -458,6 +460,7 @@ TEST(TrackerTest, PageCacheHitCostLeavesOutTheRunQueue) {
   h.Start();
   h.Run(30'000, kHa, kHk);
   const ControllerStats s = h.tracker->Stats();
+  EXPECT_TRUE(s.app_miss_cost_split);
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);         // 12 - 7
   EXPECT_NEAR(s.costs.kernel_miss, 250, 1);       // 555 - 300 - 5
   EXPECT_NEAR(s.costs.kernel_miss_cpu, 25, 0.5);  // 30 - 5
@@ -629,6 +632,65 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
       EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
       EXPECT_NE(r.reason.find("M_a stays"), std::string::npos) << r.reason;
     }
+  }
+}
+
+// A winner that predicts less than the trusted gain is not adopted on the
+// model's word: it is tried first (even where the band's order or
+// max_trials would leave it out) and stays only if the engine measures it
+// faster. Candidate 1 (128 MiB) predicts A 4 * (2 + 0.45 * 5 + 0.01 * 25)
+// = 18 against the current 21: 14%, above the gain threshold, below the
+// trusted 20%. Candidate 2 (256 MiB), A 4 * (2 + 0.6 * 5 + 0.005 * 25) =
+// 20.5, is in the band and reads the device least, so the band alone
+// would try it first.
+TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
+  const Harness::Timing timing = kFourThreadsOnOneCpu;
+  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
+  struct Case {
+    double trusted_gain;
+    uint32_t max_trials;
+    bool winner_is_faster;  // than the current M_a, as the engine measures it
+    uint64_t kept;          // the M_a that stays
+  };
+  for (const Case& k : {Case{0.2, 1, true, kM / 8}, Case{0.2, 1, false, 8 * kMiB},
+                        Case{0.2, 2, true, kM / 8}, Case{0.1, 2, false, kM / 8}}) {
+    ControllerConfig c = MeasuringConfig();
+    c.trusted_gain = k.trusted_gain;
+    c.max_trials = k.max_trials;
+    Harness h(c);
+    h.ScriptCandidates({0.6, 0.45, 0.6}, {0.01, 0.01, 0.005}, 0.6, 0.06);
+    h.timing = timing;
+    h.Start();
+    h.RunRound(ha, hk);
+    const RoundStats round = h.LastRound();
+    EXPECT_NEAR(round.candidates[1].predicted_access_time, 18, 0.5);
+    if (k.trusted_gain <= c.gain_threshold) {  // adopted on the model alone
+      EXPECT_EQ(round.decision, "adopted") << round.reason;
+      EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
+      h.Run(10'000, ha, hk);
+      EXPECT_TRUE(h.LastRound().trials.empty());
+      EXPECT_EQ(h.tracker->app_bytes(), k.kept);
+      continue;
+    }
+    ASSERT_EQ(round.decision, "rejected") << round.reason;
+    EXPECT_NE(round.reason.find("tried first"), std::string::npos) << round.reason;
+    ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
+    EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+    for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
+      const bool at_winner = h.tracker->app_bytes() == kM / 8;
+      h.timing = at_winner && k.winner_is_faster ? FasterThanModelled() : timing;
+      h.Run(Harness::kChunk, ha, hk);
+    }
+    const RoundStats& r = h.LastRound();
+    EXPECT_NE(h.tracker->state(), ControllerState::kTrying);
+    ASSERT_EQ(r.trials.size(), k.max_trials) << r.reason;
+    const auto winner = std::find_if(r.trials.begin(), r.trials.end(),
+                                     [](const TrialStats& t) { return t.ma_bytes == kM / 8; });
+    ASSERT_NE(winner, r.trials.end()) << r.reason;
+    EXPECT_EQ(winner->kept, k.kept == kM / 8) << r.reason;
+    if (k.max_trials == 2) EXPECT_EQ(r.trials[0].ma_bytes, 2 * kM / 8);  // the band's order
+    EXPECT_EQ(r.decision, k.kept == 8 * kMiB ? "rejected" : "adopted") << r.reason;
+    EXPECT_EQ(h.tracker->app_bytes(), k.kept) << r.reason;
   }
 }
 

@@ -254,6 +254,9 @@ TEST_F(WiredTigerTest, OpenMeasuresWhatADeviceReadCosts) {
     const Status s = Open(o, home_, &db);
     ASSERT_TRUE(s.ok()) << s.message;
     const MissCosts costs = db->GetStats().controller.costs;
+    // No window has measured anything yet: the costs are the prior.
+    EXPECT_EQ(db->GetStats().controller.prior_costs.kernel_miss, costs.kernel_miss);
+    EXPECT_EQ(db->GetStats().controller.prior_costs.kernel_miss_cpu, costs.kernel_miss_cpu);
     if (measure) {
       EXPECT_GT(costs.kernel_miss_cpu, 0);
       EXPECT_LE(costs.kernel_miss_cpu, costs.kernel_miss);
