@@ -170,6 +170,14 @@ class Harness {
     uint64_t hit_runnable_ns = 0;   // of a kernel-served read, waiting for a CPU
   };
 
+  // Starts the Tracker with the engine timed as `t` and runs its first
+  // round at hit ratios ha and hk.
+  void StartAndRunRound(const Timing& t, double ha, double hk) {
+    timing = t;
+    Start();
+    RunRound(ha, hk);
+  }
+
   void AddTimes(uint64_t misses, uint64_t read_hits) {
     const uint64_t device = misses - read_hits;
     totals.hit_ns += timing.hit_ns * read_hits;
@@ -527,9 +535,7 @@ TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
     c.model_cpu_load = model_cpu;
     Harness h(c);
     h.ScriptCandidates(app, device, 0.3, 0.1);  // the others: worse by either score
-    h.timing = timing;
-    h.Start();
-    h.RunRound(ha, hk);
+    h.StartAndRunRound(timing, ha, hk);
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.candidates.size(), 9u);
     if (model_cpu) {
@@ -565,9 +571,7 @@ TEST(TrackerTest, AGivenDeviceReadCostRanksByABeforeAnyDeviceRead) {
     c.costs.kernel_miss_cpu = prior ? 25 : 0;
     Harness h(c);
     h.ScriptCandidates(app, device, 0.3, 0.1);
-    h.timing = timing;
-    h.Start();
-    h.RunRound(0.4, 1);
+    h.StartAndRunRound(timing, 0.4, 1);
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.candidates.size(), 9u);
     EXPECT_FALSE(h.stats.kernel_miss_cpu_measured);
@@ -601,9 +605,7 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
   for (const bool candidate_is_faster : {true, false}) {
     Harness h(MeasuringConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
-    h.timing = timing;
-    h.Start();
-    h.RunRound(ha, hk);
+    h.StartAndRunRound(timing, ha, hk);
     const RoundStats round = h.LastRound();
     ASSERT_EQ(round.decision, "rejected") << round.reason;
     EXPECT_NEAR(round.candidates[1].predicted_access_time, 20, 0.5);
@@ -659,9 +661,7 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
     c.max_trials = k.max_trials;
     Harness h(c);
     h.ScriptCandidates({0.6, 0.45, 0.6}, {0.01, 0.01, 0.005}, 0.6, 0.06);
-    h.timing = timing;
-    h.Start();
-    h.RunRound(ha, hk);
+    h.StartAndRunRound(timing, ha, hk);
     const RoundStats round = h.LastRound();
     EXPECT_NEAR(round.candidates[1].predicted_access_time, 18, 0.5);
     if (k.trusted_gain <= c.gain_threshold) {  // adopted on the model alone
@@ -722,9 +722,7 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
     // 2 (256 MiB): A 19, the best score, but 0.02; the current 8 MiB: A 21
     // (neither gains 10%); the others 26.
     h.ScriptCandidates({0.6, 0.55, 0.45}, {0.01, 0.01, 0.02}, 0.6, 0.06);
-    h.timing = timing;
-    h.Start();
-    h.RunRound(ha, hk);
+    h.StartAndRunRound(timing, ha, hk);
     ASSERT_EQ(h.LastRound().decision, "rejected") << h.LastRound().reason;
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
@@ -760,9 +758,7 @@ TEST(TrackerTest, AmongEqualDeviceReadsTheEndsAreTriedFirst) {
   Harness h(c);
   // Candidate 1: A 20; candidate 2: A 19.1.
   h.ScriptCandidates({0.6, 0.55, 0.5, 0.52}, {0.01, 0.011, 0.012, 0.012}, 0.6, 0.06);
-  h.timing = timing;
-  h.Start();
-  h.RunRound(ha, hk);
+  h.StartAndRunRound(timing, ha, hk);
   ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
   for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) h.Run(Harness::kChunk, ha, hk);
   const RoundStats& r = h.LastRound();
@@ -789,9 +785,7 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
   for (const Case& k : {Case{0.15, 0.9, true}, Case{-0.15, 1.0, false}}) {
     Harness h(MeasuringConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
-    h.timing = timing;
-    h.Start();
-    h.RunRound(ha, hk);
+    h.StartAndRunRound(timing, ha, hk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
     const uint64_t from = h.totals.accesses;
     for (uint64_t n = 0; n < 40'000 && h.tracker->state() == ControllerState::kTrying;
@@ -829,9 +823,7 @@ TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
     c.trial_band = k.band;
     Harness h(c);
     h.ScriptCandidates({0.6, k.candidate_app_miss}, {0.01, 0.01}, 0.9, 0.05);
-    h.timing = timing;
-    h.Start();
-    h.RunRound(ha, hk);
+    h.StartAndRunRound(timing, ha, hk);
     EXPECT_EQ(h.LastRound().decision, "rejected");
     EXPECT_EQ(h.tracker->state(), ControllerState::kSettling) << k.band;
     h.Run(10'000, ha, hk);
