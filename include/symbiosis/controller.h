@@ -157,6 +157,11 @@ struct ControllerConfig {
   double trial_band = 0.2;
   double trial_gain = 0.05;
   uint32_t trial_windows = 3;
+  // And at least this long: a measure of trial_windows windows lasts
+  // 1.5 s where LevelDB serves 200K operations per second, too short to
+  // tell apart layouts 5-10% apart on a shared machine (bench/leveldb.md
+  // section 14: uniform at 0.8 kept 32 MiB over 0 MiB on such margins).
+  double trial_min_seconds = 5;
   uint32_t max_trials = 2;
   // A winner predicting less than trusted_gain is not adopted on the
   // model's word: it is tried first, beside the band's candidates, and

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace symbiosis {
@@ -47,7 +48,7 @@ struct Counter {
   uint64_t Load() const { return value.load(std::memory_order_relaxed); }
 };
 
-// Fields: a struct whose members are all Counters, e.g.
+// Fields: a struct whose members are all Counters or arrays of them, e.g.
 //   struct Counts { Counter accesses; Counter hits; };
 //   ThreadCounters<Counts> counts;
 //   counts.Mine().Add(&Counts::hits, 1);
@@ -61,7 +62,20 @@ class ThreadCounters {
    public:
     // Adds `value` to `field`; returns the slot's new value of it.
     uint64_t Add(Counter Fields::*field, uint64_t value) {
-      std::atomic<uint64_t>& c = (fields_->*field).value;
+      return AddTo((fields_->*field).value, value);
+    }
+
+    // Adds `value` to `(*field)[i]`. REQUIRES: i < N.
+    template <size_t N>
+    uint64_t Add(Counter (Fields::*field)[N], size_t i, uint64_t value) {
+      return AddTo((fields_->*field)[i].value, value);
+    }
+
+   private:
+    friend class ThreadCounters;
+    Writer(Fields* fields, bool owned) : fields_(fields), owned_(owned) {}
+
+    uint64_t AddTo(std::atomic<uint64_t>& c, uint64_t value) {
       if (owned_) {
         const uint64_t sum = c.load(std::memory_order_relaxed) + value;
         c.store(sum, std::memory_order_relaxed);
@@ -70,9 +84,6 @@ class ThreadCounters {
       return c.fetch_add(value, std::memory_order_relaxed) + value;
     }
 
-   private:
-    friend class ThreadCounters;
-    Writer(Fields* fields, bool owned) : fields_(fields), owned_(owned) {}
     Fields* fields_;
     bool owned_;
   };

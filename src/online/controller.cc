@@ -29,8 +29,8 @@ struct EventCounts {
   Counter app_hits;
   Counter reads;
   Counter read_hits;
-  Counter hit_ns;
-  Counter hit_timed;
+  Counter hit_timed[kServiceTimeBuckets];  // ServiceTimes::count
+  Counter hit_ns[kServiceTimeBuckets];     // ServiceTimes::ns
   Counter hit_split;
   Counter hit_split_ns;
   Counter hit_split_runnable_ns;
@@ -85,6 +85,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.trial_band >= 0 && c.trial_band < 1, "trial_band must be in [0, 1), e.g. 0.2");
   Require(Fraction(c.trial_gain), "trial_gain must be in (0, 1), e.g. 0.05");
   Require(c.trial_windows > 0, "trial_windows must be at least 1 (default 3)");
+  Require(c.trial_min_seconds >= 0 && c.trial_min_seconds <= 3600,
+          "trial_min_seconds must be in [0, 3600], e.g. 5");
   Require(c.trusted_gain >= 0 && c.trusted_gain < 1,
           "trusted_gain must be in [0, 1), e.g. 0.2 (at most gain_threshold: adopt on the model alone)");
   Require(c.max_trials > 0, "max_trials must be at least 1 (default 2); trial_band = 0 turns "
@@ -303,8 +305,9 @@ class Controller::Rep {
     if (kernel_hit) mine.Add(&EventCounts::read_hits, 1);
     if (service_ns == 0) return;
     if (kernel_hit) {
-      mine.Add(&EventCounts::hit_ns, service_ns);
-      mine.Add(&EventCounts::hit_timed, 1);
+      const size_t bucket = ServiceTimeBucket(service_ns);
+      mine.Add(&EventCounts::hit_timed, bucket, 1);
+      mine.Add(&EventCounts::hit_ns, bucket, service_ns);
       if (!sched) return;
       mine.Add(&EventCounts::hit_split, 1);
       mine.Add(&EventCounts::hit_split_ns, service_ns);
@@ -382,8 +385,10 @@ class Controller::Rep {
       t.app_hits += c.app_hits.Load();
       t.reads += c.reads.Load();
       t.read_hits += c.read_hits.Load();
-      t.hit_ns += c.hit_ns.Load();
-      t.hit_timed += c.hit_timed.Load();
+      for (size_t i = 0; i < kServiceTimeBuckets; ++i) {
+        t.hits.count[i] += c.hit_timed[i].Load();
+        t.hits.ns[i] += c.hit_ns[i].Load();
+      }
       t.hit_split += c.hit_split.Load();
       t.hit_split_ns += c.hit_split_ns.Load();
       t.hit_split_runnable_ns += c.hit_split_runnable_ns.Load();

@@ -12,7 +12,23 @@ namespace {
 struct Counts {
   Counter adds;
   Counter total;
+  Counter by_bucket[3];
 };
+
+TEST(ThreadCountersTest, AnArrayFieldsElementsAreSeparateCounters) {
+  auto counters = std::make_unique<ThreadCounters<Counts>>();
+  counters->Mine().Add(&Counts::by_bucket, 0, 2);
+  counters->Mine().Add(&Counts::by_bucket, 2, 5);
+  EXPECT_EQ(counters->Mine().Add(&Counts::by_bucket, 2, 1), 6u);
+  uint64_t sums[3] = {0, 0, 0};
+  counters->ForEach([&](const Counts& c) {
+    for (int i = 0; i < 3; ++i) sums[i] += c.by_bucket[i].Load();
+  });
+  EXPECT_EQ(sums[0], 2u);
+  EXPECT_EQ(sums[1], 0u);
+  EXPECT_EQ(sums[2], 6u);
+  EXPECT_EQ(counters->Sum(&Counts::adds), 0u);
+}
 
 TEST(ThreadIndexTest, StableWithinAThread) { EXPECT_EQ(ThreadIndex(), ThreadIndex()); }
 

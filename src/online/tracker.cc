@@ -72,8 +72,7 @@ EventTotals Tracker::Since(const EventTotals& from, const EventTotals& to) {
   w.app_hits = to.app_hits - from.app_hits;
   w.reads = to.reads - from.reads;
   w.read_hits = to.read_hits - from.read_hits;
-  w.hit_ns = to.hit_ns - from.hit_ns;
-  w.hit_timed = to.hit_timed - from.hit_timed;
+  w.hits = to.hits.Since(from.hits);
   w.hit_split = to.hit_split - from.hit_split;
   w.hit_split_ns = to.hit_split_ns - from.hit_split_ns;
   w.hit_split_runnable_ns = to.hit_split_runnable_ns - from.hit_split_runnable_ns;
@@ -180,6 +179,9 @@ void Tracker::EndWindow(const EventTotals& totals) {
 // contention is not a read's cost (A accounts for it). With four readers
 // on one CPU a 3.6 us page-cache hit measured 6.9 us of wall time: the
 // threads woken by device reads preempt it (bench/leveldb.md section 6).
+// Without them (RocksDB's compressed-cache hits are timed by the wall
+// clock only), C_a leaves out the hits that were preempted: those waited
+// out other threads' time slices (service_times.h).
 // Each window with enough timed reads moves an estimate by cost_smoothing.
 void Tracker::UpdateCosts(const EventTotals& w) {
   auto smooth = [&](double* cost, bool* measured, double sample) {
@@ -193,9 +195,9 @@ void Tracker::UpdateCosts(const EventTotals& w) {
           (w.hit_split_ns - std::min(w.hit_split_ns, w.hit_split_runnable_ns)) / 1e3 / w.hit_split;
       smooth(&costs_.app_miss, &app_cost_measured_, service);
       app_cost_split_ = true;
-    } else if (!app_cost_split_ && w.hit_timed >= config_.min_cost_samples) {
-      // No split seen yet: the wall time, run-queue wait included.
-      smooth(&costs_.app_miss, &app_cost_measured_, w.hit_ns / 1e3 / w.hit_timed);
+    } else if (!app_cost_split_ && w.hits.Count() >= config_.min_cost_samples) {
+      // No split seen yet: the wall time, short waits for a CPU included.
+      smooth(&costs_.app_miss, &app_cost_measured_, w.hits.UnpreemptedMeanUs());
     }
   }
   if (!config_.measure_kernel_miss_cost) return;
@@ -592,6 +594,7 @@ void Tracker::RestartTrialMeasure() {
   trial_windows_seen_ = 0;
   trial_busy_us_ = 0;
   trial_accesses_ = 0;
+  trial_wall_ns_ = 0;
 }
 
 void Tracker::AdvanceTrial() {
@@ -622,7 +625,11 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
   trial_busy_us_ += BusyThreadUs(w);
   trial_accesses_ += w.accesses;
-  if (++trial_windows_seen_ < config_.trial_windows) return;
+  trial_wall_ns_ += w.wall_ns;
+  if (++trial_windows_seen_ < config_.trial_windows ||
+      trial_wall_ns_ < config_.trial_min_seconds * 1e9) {
+    return;
+  }
   const double measured = trial_busy_us_ / trial_accesses_;
   const uint64_t at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
   if (trial_phase_ == TrialPhase::kBefore) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "online/round_simulator.h"
+#include "online/service_times.h"
 #include "symbiosis/controller.h"
 
 namespace symbiosis {
@@ -30,8 +31,7 @@ struct EventTotals {
   uint64_t app_hits = 0;
   uint64_t reads = 0;      // reads after application misses
   uint64_t read_hits = 0;  // of which the kernel cache held every byte
-  uint64_t hit_ns = 0;     // service time of timed reads that hit
-  uint64_t hit_timed = 0;
+  ServiceTimes hits;       // of timed reads that hit
   // Timed hits whose thread's scheduler times were measured, their service
   // time, and of it the time runnable waiting for a CPU.
   uint64_t hit_split = 0;
@@ -188,6 +188,7 @@ class Tracker {
   uint32_t trial_windows_seen_ = 0;
   double trial_busy_us_ = 0;
   uint64_t trial_accesses_ = 0;
+  uint64_t trial_wall_ns_ = 0;
   double trial_before_ = 0;  // busy thread us per access at trial_from_
   uint64_t trial_before_at_ = 0;  // the middle access of that measure
   // Each candidate's measure and its middle access, in trial_queue_'s order.
