@@ -21,8 +21,8 @@ double ServiceTimes::UnpreemptedMeanUs() const {
   const uint64_t total = Count();
   if (total == 0) return 0;
   size_t median = 0;
-  for (uint64_t seen = count[0]; 2 * seen < total; seen += count[++median]) {
-  }
+  uint64_t seen = count[0];
+  while (2 * seen < total) seen += count[++median];
   uint64_t kept = 0;
   uint64_t kept_ns = 0;
   for (size_t i = 0; i < kServiceTimeBuckets && i < median + kPreemptedBuckets; ++i) {

@@ -525,6 +525,8 @@ TEST(TrackerTest, CpuLoadFromTheProcessTimes) {
 // The engine at candidate 0 (8 MiB) of the tests below: four busy threads
 // on one CPU, per access 5.25 us of CPU and 13.5 us of run-queue wait.
 const Harness::Timing kFourThreadsOnOneCpu{1, 5000, 780'000, 30'000, 525'000, 5250, 5250, 13'500};
+// Its hit ratios there: H_a 0.4, and one device read per 100 accesses.
+constexpr double kFourThreadsHa = 0.4, kFourThreadsHk = 1 - 0.01 / 0.6;
 
 // The same engine where a candidate runs faster than the model says: 3 us
 // of CPU and 9 of run-queue wait per access.
@@ -550,13 +552,11 @@ TEST(TrackerTest, RanksByAccessTimeWhenThreadsOutnumberCpus) {
   // The engine at candidate 0: ha 0.4, hk 1 - 0.01 / 0.6; per access CPU
   // 2 + 3 + 0.25 = 5.25 us, on one CPU so an access every 5.25 us, and T 4:
   // runnable 4 * 5.25 - 5.25 - 0.01 * 225 = 13.5 us per access.
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
-  const Harness::Timing timing = kFourThreadsOnOneCpu;
   for (const bool model_cpu : {true, false}) {
     c.model_cpu_load = model_cpu;
     Harness h(c);
     h.ScriptCandidates(app, device, 0.3, 0.1);  // the others: worse by either score
-    h.StartAndRunRound(timing, ha, hk);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.candidates.size(), 9u);
     if (model_cpu) {
@@ -619,14 +619,12 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
   // current 8 MiB (candidate 0) predicts A 21; candidate 1 (128 MiB)
   // 4 * (2 + 0.55 * 5 + 0.01 * 25) = 20, 5% better: below the gain
   // threshold, within the trial band; the others 26, outside it.
-  const Harness::Timing timing = kFourThreadsOnOneCpu;
   // At 128 MiB the engine runs faster than the model says.
   const Harness::Timing faster = FasterThanModelled();
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   for (const bool candidate_is_faster : {true, false}) {
     Harness h(MeasuringConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
-    h.StartAndRunRound(timing, ha, hk);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     const RoundStats round = h.LastRound();
     ASSERT_EQ(round.decision, "rejected") << round.reason;
     EXPECT_NEAR(round.candidates[1].predicted_access_time, 20, 0.5);
@@ -634,8 +632,8 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
     EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);  // measures the current M_a first
     for (uint64_t n = 0; n < 20'000; n += Harness::kChunk) {
       const bool at_candidate = h.tracker->app_bytes() == kM / 8;
-      h.timing = at_candidate && candidate_is_faster ? faster : timing;
-      h.Run(Harness::kChunk, ha, hk);
+      h.timing = at_candidate && candidate_is_faster ? faster : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.trials.size(), 1u) << r.reason;
@@ -663,17 +661,16 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
 // 50 ms takes ten of them instead of three, in each of the three measures
 // of a trial (the current M_a, the candidate, the current M_a again).
 TEST(TrackerTest, TrialMeasuresLastAtLeastTheMinimumTime) {
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   uint64_t trying[2] = {0, 0};
   for (const int k : {0, 1}) {
     ControllerConfig c = MeasuringConfig();
     c.trial_min_seconds = k == 0 ? 0 : 0.05;
     Harness h(c);
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);  // one candidate to try
-    h.StartAndRunRound(kFourThreadsOnOneCpu, ha, hk);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
     while (h.tracker->state() == ControllerState::kTrying && trying[k] < 1'000'000) {
-      h.Run(Harness::kChunk, ha, hk);
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
       trying[k] += Harness::kChunk;
     }
     ASSERT_EQ(h.LastRound().trials.size(), 1u) << h.LastRound().reason;
@@ -692,8 +689,6 @@ TEST(TrackerTest, TrialMeasuresLastAtLeastTheMinimumTime) {
 // 20.5, is in the band and reads the device least, so the band alone
 // would try it first.
 TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
-  const Harness::Timing timing = kFourThreadsOnOneCpu;
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   struct Case {
     double trusted_gain;
     uint32_t max_trials;
@@ -707,13 +702,13 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
     c.max_trials = k.max_trials;
     Harness h(c);
     h.ScriptCandidates({0.6, 0.45, 0.6}, {0.01, 0.01, 0.005}, 0.6, 0.06);
-    h.StartAndRunRound(timing, ha, hk);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     const RoundStats round = h.LastRound();
     EXPECT_NEAR(round.candidates[1].predicted_access_time, 18, 0.5);
     if (k.trusted_gain <= c.gain_threshold) {  // adopted on the model alone
       EXPECT_EQ(round.decision, "adopted") << round.reason;
       EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
-      h.Run(10'000, ha, hk);
+      h.Run(10'000, kFourThreadsHa, kFourThreadsHk);
       EXPECT_TRUE(h.LastRound().trials.empty());
       EXPECT_EQ(h.tracker->app_bytes(), k.kept);
       continue;
@@ -724,8 +719,8 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
     EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
       const bool at_winner = h.tracker->app_bytes() == kM / 8;
-      h.timing = at_winner && k.winner_is_faster ? FasterThanModelled() : timing;
-      h.Run(Harness::kChunk, ha, hk);
+      h.timing = at_winner && k.winner_is_faster ? FasterThanModelled() : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
     const RoundStats& r = h.LastRound();
     EXPECT_NE(h.tracker->state(), ControllerState::kTrying);
@@ -747,11 +742,10 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
 // against the one measure of the current M_a; the fastest stays if it
 // gained enough.
 TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
-  const Harness::Timing timing = kFourThreadsOnOneCpu;
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   enum Speed { kAsModelled, kFaster, kFastest };
   const auto speed_timing = [&](Speed speed) {
-    return speed == kAsModelled ? timing : FasterThanModelled(speed == kFaster ? 1 : 0.5);
+    return speed == kAsModelled ? kFourThreadsOnOneCpu
+                                : FasterThanModelled(speed == kFaster ? 1 : 0.5);
   };
   struct Case {
     uint32_t max_trials;
@@ -770,14 +764,14 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
     // 2 (256 MiB): A 19, the best score, but 0.02; the current 8 MiB: A 21
     // (neither gains 10%); the others 26.
     h.ScriptCandidates({0.6, 0.55, 0.45}, {0.01, 0.01, 0.02}, 0.6, 0.06);
-    h.StartAndRunRound(timing, ha, hk);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.LastRound().decision, "rejected") << h.LastRound().reason;
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
       const uint64_t at = h.tracker->app_bytes();
       h.timing = at == kM / 8 ? speed_timing(k.first)
-                 : at == 2 * kM / 8 ? speed_timing(k.second) : timing;
-      h.Run(Harness::kChunk, ha, hk);
+                 : at == 2 * kM / 8 ? speed_timing(k.second) : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
     const RoundStats& r = h.LastRound();
     EXPECT_NE(h.tracker->state(), ControllerState::kTrying);
@@ -799,16 +793,16 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
 // candidates 1 and 3 (128 and 384 MiB) read the device as often, so 1 and
 // 3 go first, then 2.
 TEST(TrackerTest, AmongEqualDeviceReadsTheEndsAreTriedFirst) {
-  const Harness::Timing timing = kFourThreadsOnOneCpu;
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   ControllerConfig c = MeasuringConfig();
   c.max_trials = 3;
   Harness h(c);
   // Candidate 1: A 20; candidate 2: A 19.1.
   h.ScriptCandidates({0.6, 0.55, 0.5, 0.52}, {0.01, 0.011, 0.012, 0.012}, 0.6, 0.06);
-  h.StartAndRunRound(timing, ha, hk);
+  h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
   ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
-  for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) h.Run(Harness::kChunk, ha, hk);
+  for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
+    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+  }
   const RoundStats& r = h.LastRound();
   ASSERT_EQ(r.trials.size(), 3u) << r.reason;
   EXPECT_EQ(r.trials[0].ma_bytes, kM / 8);
@@ -823,8 +817,6 @@ TEST(TrackerTest, AmongEqualDeviceReadsTheEndsAreTriedFirst) {
 // the first measure alone it looked slower), and when the machine speeds
 // up as much, a candidate no faster than the current M_a does not.
 TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
-  const Harness::Timing timing = kFourThreadsOnOneCpu;
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   struct Case {
     double drift;       // the process's times grow by this per 10,000 accesses
     double candidate;   // its times over the current M_a's
@@ -833,20 +825,20 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
   for (const Case& k : {Case{0.15, 0.9, true}, Case{-0.15, 1.0, false}}) {
     Harness h(MeasuringConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
-    h.StartAndRunRound(timing, ha, hk);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
     const uint64_t from = h.totals.accesses;
     for (uint64_t n = 0; n < 40'000 && h.tracker->state() == ControllerState::kTrying;
          n += Harness::kChunk) {
       const double speed = 1 + k.drift * static_cast<double>(h.totals.accesses - from) / 10'000;
       const double scale = speed * (h.tracker->app_bytes() == kM / 8 ? k.candidate : 1);
-      h.timing = timing;
+      h.timing = kFourThreadsOnOneCpu;
       h.timing.cpu_ns *= scale;
       h.timing.runnable_ns *= scale;
-      h.Run(Harness::kChunk, ha, hk);
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
-    h.timing = timing;
-    h.Run(5'000, ha, hk);  // the last move
+    h.timing = kFourThreadsOnOneCpu;
+    h.Run(5'000, kFourThreadsHa, kFourThreadsHk);  // the last move
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.trials.size(), 1u) << r.reason;
     EXPECT_EQ(r.trials[0].kept, k.kept) << r.reason;
@@ -859,8 +851,6 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
 // Outside the band, with trials off, or without the process's times: no
 // trial, as the paper's Controller.
 TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
-  const Harness::Timing timing = kFourThreadsOnOneCpu;
-  const double ha = 0.4, hk = 1 - 0.01 / 0.6;
   struct Case {
     double band;
     double candidate_app_miss;  // candidate 1's; A = 4 * (2.25 + 5 m)
@@ -871,10 +861,10 @@ TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
     c.trial_band = k.band;
     Harness h(c);
     h.ScriptCandidates({0.6, k.candidate_app_miss}, {0.01, 0.01}, 0.9, 0.05);
-    h.StartAndRunRound(timing, ha, hk);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     EXPECT_EQ(h.LastRound().decision, "rejected");
     EXPECT_EQ(h.tracker->state(), ControllerState::kSettling) << k.band;
-    h.Run(10'000, ha, hk);
+    h.Run(10'000, kFourThreadsHa, kFourThreadsHk);
     EXPECT_TRUE(h.LastRound().trials.empty());
     EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
   }
