@@ -183,6 +183,16 @@ struct ControllerConfig {
   // random sampling, the least recently used of K keys drawn (Redis's
   // maxmemory-samples; the ghost is KRR's stack, krr_stack.h).
   uint32_t app_cache_k = 0;
+  // Where the engine owns the second tier and it is RocksDB 7.8's block
+  // cache above its compressed secondary cache: both tiers are simulated
+  // as RocksDB runs them (rocksdb_cache_model.h), since midpoint insertion
+  // and admission at a second eviction are what no LRU stack predicts. In
+  // hotspot10 at M/D_u 0.8 with 8 MiB of block cache, RocksDB hit H_a 0.85
+  // and H_k 1.00; the LRU ghosts predicted 0.73 and 0.94 and the guard
+  // stopped every round; this model predicts 0.86 and 1.00
+  // (bench/rocksdb.md section 8). REQUIRES second_tier_owned and
+  // app_cache_k 0; kernel_model does not apply.
+  bool rocksdb_cache_model = false;
 
   // --- Kernel ghost ---
   KernelModelKind kernel_model = KernelModelKind::kLinux;

@@ -110,6 +110,9 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
   Require(c.app_cache_k <= 1024, "app_cache_k must be 0 (LRU) or a K-LRU sample size up to "
                                  "1024, e.g. 5 as Redis");
+  Require(!c.rocksdb_cache_model || (c.second_tier_owned && c.app_cache_k == 0),
+          "rocksdb_cache_model needs second_tier_owned (the engine's compressed cache) and "
+          "app_cache_k 0 (RocksDB's block cache is no K-LRU)");
   Require(c.app_cache_overhead >= 0 && c.app_cache_overhead < 1,
           "app_cache_overhead must be in [0, 1), e.g. 0.25 for LevelDB in a memory cgroup");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
@@ -263,7 +266,8 @@ class Controller::Rep {
         sampler_(SamplerOptions{config_.sample_rate, config_.group_blocks,
                                 config_.block_disk_bytes}),
         sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages,
-                             config_.app_cache_overhead, config_.app_cache_k},
+                             config_.app_cache_overhead, config_.app_cache_k,
+                             config_.rocksdb_cache_model},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
     if (config_.initial_app_bytes > memory_) {

@@ -84,6 +84,12 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c = Budget(m);
   c.change_confirm_windows = 0;
   ExpectRejected(c, "change_confirm_windows");
+  c = Budget(m);
+  c.rocksdb_cache_model = true;  // the page cache is not RocksDB's secondary
+  ExpectRejected(c, "rocksdb_cache_model");
+  c.second_tier_owned = true;
+  c.app_cache_k = 5;
+  ExpectRejected(c, "rocksdb_cache_model");
 }
 
 TEST(ControllerTest, MemoryBudgetComesFromTheCgroupWhenNotGiven) {

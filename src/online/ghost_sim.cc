@@ -25,6 +25,16 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   for (const uint64_t ma : candidates) app_limit_.push_back(Scaled(ma));
   app_misses_.assign(candidates.size(), 0);
   stages_.assign(candidates.size(), StageCounts{});
+  if (options_.rocksdb_tiers) {
+    RocksDbCacheModelOptions tiers;
+    tiers.primary_bytes = Scaled(current_bytes_);
+    tiers.secondary_bytes = ScaledKernelBytes(current);
+    tiers_ = std::make_unique<RocksDbCacheModel>(tiers);
+    tiers_->SetFastFill(true);  // until the warm-up ends: see ghost_sim.h
+    stage_ = 0;
+    measuring_ = false;
+    return;
+  }
   if (options_.app_cache_k == 0) {
     app_ = std::make_unique<GhostLru>(Scaled(options_.memory_bytes),
                                       GhostLru::Options{.headroom = kAppGhostHeadroom});
@@ -61,7 +71,22 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
     share_fixed_ = true;
     share_ = CountedShare();
     for (size_t i = 0; i < candidates_.size(); i++) app_limit_[i] = Scaled(candidates_[i]);
-    SetAppCapacity(Scaled(options_.memory_bytes));
+    if (!tiers_) SetAppCapacity(Scaled(options_.memory_bytes));
+  }
+  if (tiers_) {
+    // The first stage starts at the end of the round's warm-up, which is
+    // kept: every candidate starts from it.
+    if (!tiers_snapshot_) {
+      tiers_->SetFastFill(false);
+      tiers_snapshot_ = std::make_unique<RocksDbCacheModel>(*tiers_);
+    } else if (stage != tiers_stage_) {
+      *tiers_ = *tiers_snapshot_;
+    }
+    if (stage != tiers_stage_) {
+      tiers_->Resettle(Scaled(candidates_[stage]), ScaledKernelBytes(stage));
+    }
+    tiers_stage_ = stage;
+    return;
   }
   kernel_->SetCapacity(ScaledKernelBytes(stage));
 }
@@ -84,10 +109,11 @@ bool GhostSim::CheckWarm() {
   const auto filled = [](uint64_t used, uint64_t seen, uint64_t capacity) {
     return used >= capacity - capacity / 100 || used - std::min(used, seen) < capacity / 100;
   };
-  const uint64_t app = AppTracked();
-  const uint64_t kernel = kernel_->used_bytes();
-  const bool warm = filled(app, app_bytes_seen_, AppCapacity()) &&
-                    filled(kernel, kernel_bytes_seen_, kernel_->capacity());
+  const uint64_t app = tiers_ ? tiers_->primary_used() : AppTracked();
+  const uint64_t kernel = tiers_ ? tiers_->secondary_used() : kernel_->used_bytes();
+  const bool warm =
+      filled(app, app_bytes_seen_, tiers_ ? tiers_->primary_capacity() : AppCapacity()) &&
+      filled(kernel, kernel_bytes_seen_, tiers_ ? tiers_->secondary_capacity() : kernel_->capacity());
   app_bytes_seen_ = app;
   kernel_bytes_seen_ = kernel;
   return warm;
@@ -126,6 +152,7 @@ CandidateCounts GhostSim::Counts(size_t stage) const {
   c.kernel_reads = stages_[stage].kernel_reads;
   c.kernel_misses = stages_[stage].kernel_misses;
   c.app_misses = app_misses_[stage];
+  c.app_misses_in_stage = tiers_ != nullptr;
   return c;
 }
 
@@ -137,12 +164,26 @@ void GhostSim::End() {
   app_.reset();
   app_klru_.reset();
   kernel_.reset();
+  tiers_.reset();
+  tiers_snapshot_.reset();
+  tiers_stage_ = kNoStage;
   app_bytes_seen_ = 0;
   kernel_bytes_seen_ = 0;
 }
 
 void GhostSim::Access(const Block& block) {
   if (!active()) return;
+  if (tiers_) {
+    const RocksDbCacheModel::Served served = tiers_->Access(block);
+    if (!measuring_) return;
+    StageCounts& stage = stages_[stage_];
+    ++stage.samples;
+    if (served == RocksDbCacheModel::Served::kPrimary) return;
+    ++app_misses_[stage_];
+    ++stage.kernel_reads;
+    stage.kernel_misses += served == RocksDbCacheModel::Served::kDevice;
+    return;
+  }
   const uint64_t distance = AppAccess(block);
   if (measuring_) {
     ++stages_[stage_].samples;
@@ -163,7 +204,7 @@ void GhostSim::DropFile(uint64_t file_id) {
     sampled_bytes_ -= it->second.sampled;
     files_.erase(it);
   }
-  if (active()) kernel_->DropFile(file_id);
+  if (kernel_) kernel_->DropFile(file_id);
 }
 
 void GhostSim::SetFileSize(uint64_t file_id, uint64_t bytes) {
@@ -172,15 +213,18 @@ void GhostSim::SetFileSize(uint64_t file_id, uint64_t bytes) {
   const uint64_t sampled = sampler_->SampledBytes(file_id, bytes);
   sampled_bytes_ += sampled - size.sampled;
   size = FileBytes{bytes, sampled};
-  if (active()) kernel_->SetFileSize(file_id, bytes);
+  if (kernel_) kernel_->SetFileSize(file_id, bytes);
 }
 
 size_t GhostSim::MemoryUsage() const {
   // A hash node per file: three words of value, one of link, one of bucket.
   const size_t files = files_.size() * 5 * sizeof(uint64_t);
   if (!active()) return files;
-  return files + (app_ ? app_->MemoryUsage() : app_klru_->MemoryUsage()) +
-         kernel_->MemoryUsage() +
+  const size_t ghosts = tiers_ ? tiers_->MemoryUsage() +
+                                     (tiers_snapshot_ ? tiers_snapshot_->MemoryUsage() : 0)
+                                : (app_ ? app_->MemoryUsage() : app_klru_->MemoryUsage()) +
+                                      kernel_->MemoryUsage();
+  return files + ghosts +
          (app_limit_.size() + app_misses_.size()) * sizeof(uint64_t) +
          stages_.size() * sizeof(StageCounts);
 }

@@ -19,6 +19,23 @@
 // ghost, rather than one per candidate, is what keeps the round's memory
 // within a few hundred KiB (paper Table 3: "Reuse & Sampling").
 //
+// RocksDB's engine budget (options.rocksdb_tiers): neither tier is an LRU
+// (rocksdb_cache_model.h), so one RocksDbCacheModel simulates both, one
+// candidate at a time like the kernel ghost, and H_a too is counted over
+// the candidate's own stage. It warms at the engine's current split, and
+// each candidate's stage starts from a copy of that state, resettled to
+// its split (RocksDbCacheModel::Resettle: what the two caches would hold
+// once settled there, which a stage is too short to reach by itself:
+// resized as the engine resizes, a block cache 24 MiB larger read H_k
+// 0.86-0.90 after 25K-200K accesses where it settles at 1.00). Order matters
+// otherwise: at M_a = 0 nothing new enters the secondary (RocksDB admits
+// only blocks the block cache evicts), so a candidate run after it would
+// start from a secondary that stopped filling. The engine's caches hold
+// its whole history, the ghost's only the round's: during the warm-up the
+// model's secondary stores a block at its first eviction, not its second
+// (RocksDbCacheModel::SetFastFill), or in hotspot10 at M/D_u 0.8 a cold
+// model took 1.25M accesses to serve 99% of the reads it served warm.
+//
 // Not thread-safe: the Controller serializes calls.
 
 #ifndef SYMBIOSIS_ONLINE_GHOST_SIM_H_
@@ -34,6 +51,7 @@
 #include "symbiosis/ghost_lru.h"
 #include "symbiosis/kernel_cache.h"
 #include "symbiosis/krr_stack.h"
+#include "symbiosis/rocksdb_cache_model.h"
 #include "symbiosis/sampler.h"
 
 namespace symbiosis {
@@ -47,6 +65,9 @@ struct GhostSimOptions {
   // ControllerConfig::app_cache_k: 0, the application ghost is an LRU
   // stack (GhostLru); K, KRR's K-LRU stack (KrrStack).
   uint32_t app_cache_k = 0;
+  // ControllerConfig::rocksdb_cache_model: both tiers are one
+  // RocksDbCacheModel; app_cache_k and kernel_model do not apply.
+  bool rocksdb_tiers = false;
 };
 
 class GhostSim final : public RoundSimulator {
@@ -85,7 +106,9 @@ class GhostSim final : public RoundSimulator {
   // cache does. The application ghost keeps its blocks until they age
   // out, as the engines' block caches do (LevelDB and RocksDB do not
   // erase a deleted table's blocks; they are simply never hit again), and
-  // a per-file key index would cost more than the ghost itself.
+  // a per-file key index would cost more than the ghost itself. So do the
+  // RocksDB tiers' (the real secondary cache drops them: see
+  // ObservingSecondaryCache).
   void DropFile(uint64_t file_id);
 
   // The file's size, kept across rounds and given to each round's kernel
@@ -101,7 +124,7 @@ class GhostSim final : public RoundSimulator {
   void SetKernelOffset(int64_t bytes) { kernel_offset_ = bytes; }
   int64_t kernel_offset() const { return kernel_offset_; }
 
-  bool active() const { return app_ != nullptr || app_klru_ != nullptr; }
+  bool active() const { return app_ != nullptr || app_klru_ != nullptr || tiers_ != nullptr; }
 
  private:
   struct FileBytes {
@@ -146,6 +169,12 @@ class GhostSim final : public RoundSimulator {
   std::unique_ptr<GhostLru> app_;
   std::unique_ptr<KrrStack> app_klru_;
   std::unique_ptr<KernelCache> kernel_;
+  // Or both tiers in one (options_.rocksdb_tiers), and the state the
+  // round's warm-up left, which every candidate's stage starts from.
+  static constexpr size_t kNoStage = SIZE_MAX;
+  std::unique_ptr<RocksDbCacheModel> tiers_;
+  std::unique_ptr<RocksDbCacheModel> tiers_snapshot_;
+  size_t tiers_stage_ = kNoStage;
   uint64_t app_bytes_seen_ = 0;     // at the previous CheckWarm
   uint64_t kernel_bytes_seen_ = 0;
 };

@@ -124,6 +124,69 @@ TEST(GhostSimTest, AKLruApplicationCacheIsPredictedByTheKrrGhost) {
   }
 }
 
+// RocksDB's engine budget: both tiers are one RocksDbCacheModel, warmed at
+// the engine's split (its secondary filling fast); each candidate then
+// runs from a copy of that state resettled to its split, exactly; its
+// application misses are its own stage's.
+TEST(GhostSimTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  GhostSimOptions options{m, KernelModelKind::kLinux, 32};
+  options.rocksdb_tiers = true;
+  GhostSim sim(options, &all);
+  const std::vector<uint64_t> candidates = {0, 2 * kMiB, 4 * kMiB};
+  const std::vector<uint64_t> trace = SkewedOrdinals(90'000, 6000, 4);
+  const auto part = [&](size_t i) {
+    return std::vector<uint64_t>(trace.begin() + i * 30'000, trace.begin() + (i + 1) * 30'000);
+  };
+  // The reference: the warmed model, copied and resized per candidate.
+  RocksDbCacheModel warmed(RocksDbCacheModelOptions{2 * kMiB, m - 2 * kMiB});
+  RocksDbCacheModel model = warmed;
+  model.SetFastFill(true);  // as the round's warm-up runs it
+  const auto run = [&](const std::vector<uint64_t>& ordinals, uint64_t* app, uint64_t* device) {
+    for (const uint64_t o : ordinals) {
+      const Block b = MakeBlock(o);
+      sim.Access(b);
+      const RocksDbCacheModel::Served s = model.Access(b);
+      *app += s != RocksDbCacheModel::Served::kPrimary;
+      *device += s == RocksDbCacheModel::Served::kDevice;
+    }
+  };
+  uint64_t ignored = 0;
+  sim.Begin(candidates, 1);  // the engine runs 2 MiB
+  run(part(0), &ignored, &ignored);
+  model.SetFastFill(false);
+  warmed = model;
+  for (size_t stage : {0, 2}) {
+    sim.SetStage(stage, true);
+    model = warmed;
+    model.Resettle(candidates[stage], m - candidates[stage]);
+    uint64_t app = 0, device = 0;
+    run(part(stage == 0 ? 1 : 2), &app, &device);
+    const CandidateCounts c = sim.Counts(stage);
+    EXPECT_TRUE(c.app_misses_in_stage);
+    EXPECT_EQ(c.stage_samples, 30'000u);
+    EXPECT_EQ(c.app_misses, app) << "stage " << stage;
+    EXPECT_EQ(c.kernel_reads, app);
+    EXPECT_EQ(c.kernel_misses, device) << "stage " << stage;
+  }
+  // At M_a = 0 the secondary served what the 2 MiB warm-up left in it:
+  // a model started there would have served nothing (RocksDB admits only
+  // what its block cache evicts).
+  const CandidateCounts at_zero = sim.Counts(0);
+  EXPECT_EQ(at_zero.app_misses, 30'000u);
+  EXPECT_LT(at_zero.kernel_misses, at_zero.kernel_reads / 2);
+  RocksDbCacheModel cold(RocksDbCacheModelOptions{0, m});
+  uint64_t cold_device = 0;
+  for (const uint64_t o : part(1)) {
+    cold_device += cold.Access(MakeBlock(o)) == RocksDbCacheModel::Served::kDevice;
+  }
+  EXPECT_EQ(cold_device, 30'000u);
+  EXPECT_GT(sim.MemoryUsage(), 0u);
+  sim.End();
+  EXPECT_FALSE(sim.active());
+}
+
 TEST(GhostSimTest, WarmupIsNotCountedAndTheKernelGhostShrinksWithMa) {
   Sampler all(SamplerOptions{1.0, 32, 2053});
   const uint64_t m = 8 * kMiB;

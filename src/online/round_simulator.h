@@ -19,6 +19,8 @@ struct CandidateCounts {
   uint64_t kernel_misses = 0;  // and missed the kernel ghost
   uint64_t app_misses = 0;     // application-ghost misses at its M_a,
                                // over every measured stage of the round
+  bool app_misses_in_stage = false;  // or over the candidate's own stage
+                                     // only (a ghost that is no stack)
 };
 
 class RoundSimulator {

@@ -418,14 +418,19 @@ void Tracker::EndStage() {
 // otherwise shift every hit ratio (SHARDS-adj, Waldspurger et al., FAST
 // '15). Misses come from the cold and warm blocks, which a sample of
 // groups represents fairly. The application ghost is counted over every
-// measured stage, the kernel ghost over the candidate's own stage.
+// measured stage (a ghost that is no stack, over the candidate's own),
+// the kernel ghost over the candidate's own stage.
 void Tracker::Predict(size_t stage, CandidateStats* c) const {
   const CandidateCounts counts = simulator_->Counts(stage);
-  uint64_t round_accesses = 0;
-  for (const uint64_t a : stage_accesses_) round_accesses += a;
+  uint64_t app_accesses = 0;
+  if (counts.app_misses_in_stage) {
+    app_accesses = stage_accesses_[stage];
+  } else {
+    for (const uint64_t a : stage_accesses_) app_accesses += a;
+  }
   const double share = simulator_->SampledShare();
   const double app_miss =
-      round_accesses ? std::min(1.0, counts.app_misses / (share * round_accesses)) : 1;
+      app_accesses ? std::min(1.0, counts.app_misses / (share * app_accesses)) : 1;
   const double kernel_miss =
       stage_accesses_[stage]
           ? std::min(app_miss, counts.kernel_misses / (share * stage_accesses_[stage]))

@@ -22,6 +22,7 @@ class ScriptedSimulator final : public RoundSimulator {
   std::vector<uint64_t> candidates;
   size_t current = 0;
   int begins = 0, ends = 0;
+  bool app_in_stage = false;  // app misses counted over each stage only
 
   void Begin(const std::vector<uint64_t>& c, size_t current_index) override {
     candidates = c;
@@ -40,7 +41,9 @@ class ScriptedSimulator final : public RoundSimulator {
   CandidateCounts Counts(size_t stage) const override {
     CandidateCounts c;
     c.stage_samples = stage_samples_[stage];
-    c.app_misses = static_cast<uint64_t>(app_miss[stage] * measured_);
+    c.app_misses = static_cast<uint64_t>(app_miss[stage] *
+                                         (app_in_stage ? stage_samples_[stage] : measured_));
+    c.app_misses_in_stage = app_in_stage;
     c.kernel_misses = static_cast<uint64_t>(kernel_miss[stage] * stage_samples_[stage]);
     return c;
   }
@@ -262,6 +265,24 @@ TEST(TrackerTest, CandidatesStartAtTheEnginesFloor) {
   EXPECT_TRUE(r.candidates[0].current);
   EXPECT_EQ(r.decision, "rejected") << r.reason;  // the current one is best: nothing lower exists
   EXPECT_GE(h.tracker->target_app_bytes(), kM / 4);
+}
+
+// A ghost that is no stack (RocksDB's tiers) counts each candidate's
+// application misses over its own stage: they are divided by that stage's
+// accesses, not the round's.
+TEST(TrackerTest, ApplicationMissesOfOneStageAreDividedByItsAccesses) {
+  Harness h(SmallConfig());
+  h.sim.app_in_stage = true;
+  h.sim.app_miss.assign(9, 0.5);
+  h.sim.kernel_miss.assign(9, 0.1);
+  h.sim.app_miss[8] = 0.1;
+  h.Start();
+  h.RunRound(kHa, kHk);
+  const RoundStats& r = h.LastRound();
+  EXPECT_NEAR(r.candidates[0].hit_app, 0.5, 0.01);
+  EXPECT_NEAR(r.candidates[8].hit_app, 0.9, 0.01);
+  EXPECT_NEAR(r.simulated_latency, r.measured_latency, 0.05);
+  EXPECT_EQ(r.decision, "adopted") << r.reason;
 }
 
 TEST(TrackerTest, RejectsAGainBelowTheThreshold) {

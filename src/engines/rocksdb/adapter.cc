@@ -18,7 +18,7 @@ constexpr uint64_t kBlockTrailer = 5;
 struct ThreadState {
   enum class Secondary { kNone, kHit, kMiss };
   Secondary secondary = Secondary::kNone;
-  uint64_t secondary_ns = 0;
+  uint64_t secondary_start_ns = 0;
 
   bool pending = false;  // a primary and secondary miss, not yet reported
   char key[16] = {};
@@ -35,6 +35,20 @@ thread_local ThreadState state;
 
 bool SameKey(std::string_view key, const char* stored) {
   return key.size() == 16 && std::memcmp(key.data(), stored, 16) == 0;
+}
+
+// The block the pending miss read, at the offset a hit on it names
+// (CacheKeyMap::KeyedOffset), so that its reads and its hits are one block
+// to the ghosts. With the exact offset three blocks in four had two names,
+// and the ghost of the compressed cache, filling under both, served 0.96
+// of the reads the engine's served 0.99 of (bench/rocksdb.md section 8).
+// The bytes before the offset are added to the size: the block still ends
+// where it did.
+Block MissBlock(const ThreadState& s, uint64_t mem_bytes) {
+  const uint64_t offset = CacheKeyMap::KeyedOffset(s.offset);
+  const uint64_t disk = s.length - kBlockTrailer + (s.offset - offset);
+  return Block{s.file_id, offset, static_cast<uint32_t>(disk),
+               static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, mem_bytes))};
 }
 
 }  // namespace
@@ -58,19 +72,17 @@ void Adapter::OnLookupStart(std::string_view key) {
     // The previous miss read its block but inserted nothing (fill_cache
     // off): report it now, untimed.
     const uint64_t disk = state.length - kBlockTrailer;
-    const Block block{state.file_id, state.offset, static_cast<uint32_t>(disk),
-                      static_cast<uint32_t>(std::min<uint64_t>(
-                          UINT32_MAX, (disk << 12) / std::max<uint32_t>(1, DiskPerMem())))};
+    const Block block = MissBlock(state, (disk << 12) / std::max<uint32_t>(1, DiskPerMem()));
     controller->RecordAppAccess(block, false);
     controller->RecordRead(block, state.second_tier_hit);
   }
   state.pending = false;
 }
 
-void Adapter::OnSecondaryLookup(bool hit, uint64_t service_ns) {
+void Adapter::OnSecondaryLookup(bool hit, uint64_t start_ns) {
   if (!Foreground()) return;
   state.secondary = hit ? ThreadState::Secondary::kHit : ThreadState::Secondary::kMiss;
-  state.secondary_ns = service_ns;
+  state.secondary_start_ns = start_ns;
 }
 
 void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
@@ -80,10 +92,14 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
   const bool primary_hit = found && state.secondary == ThreadState::Secondary::kNone;
   const bool secondary_hit = found && state.secondary == ThreadState::Secondary::kHit;
   if (primary_hit) mine.Add(&Counters::hits, 1);
+  // A secondary hit's time runs to here: the block's promotion into the
+  // primary, and the eviction into the secondary that makes room for it,
+  // are part of the miss as a device read's insert is part of its.
+  const uint64_t secondary_ns = secondary_hit ? SteadyNowNs() - state.secondary_start_ns : 0;
   if (secondary_hit) {
     mine.Add(&Counters::reads, 1);
     mine.Add(&Counters::second_tier_hits, 1);
-    mine.Add(&Counters::miss_ns, state.secondary_ns);
+    mine.Add(&Counters::miss_ns, secondary_ns);
   }
   if (!found) {  // the read and the insert follow on this thread
     if (key.size() == 16) {
@@ -103,7 +119,7 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
   const Block block{where->file_id, where->offset, DiskBytes(charge),
                     static_cast<uint32_t>(charge)};
   controller->RecordAppAccess(block, primary_hit);
-  if (secondary_hit) controller->RecordRead(block, true, state.secondary_ns);
+  if (secondary_hit) controller->RecordRead(block, true, secondary_ns);
 }
 
 void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t n, bool second_tier_hit,
@@ -137,8 +153,7 @@ void Adapter::OnInsert(std::string_view key, size_t charge) {
   Controller* const controller = link_.accesses();
   if (controller == nullptr) return;
   const std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(state.sched_start);
-  const Block block{state.file_id, state.offset, static_cast<uint32_t>(disk),
-                    static_cast<uint32_t>(charge)};
+  const Block block = MissBlock(state, charge);
   controller->RecordAppAccess(block, false);
   controller->RecordRead(block, state.second_tier_hit, miss_ns, sched);
 }

@@ -11,8 +11,8 @@
 // an application miss that went to the table file: with the kernel budget
 // the page cache may have held it (probed), with the engine budget
 // (the file system wrapper reads with O_DIRECT) it is a device read. The
-// miss is reported at the Insert that follows, timed from the read (read,
-// checksum, decompression), as the LevelDB adapter does, and the pair
+// miss is reported at the Insert that follows, timed from the read to the
+// Insert's return (read, checksum, decompression, insert), and the pair
 // (key, read) teaches the CacheKeyMap the key's file and offset.
 //
 // Background threads (RocksDB's flush and compaction pools, named
@@ -64,9 +64,11 @@ class Adapter {
   // after, with whether a handle came back and its charge.
   void OnLookupStart(std::string_view key);
   void OnLookupEnd(std::string_view key, bool found, size_t charge);
-  // The secondary cache was consulted during the current lookup; a hit
-  // took `service_ns` (lookup, decompression, the object's creation).
-  void OnSecondaryLookup(bool hit, uint64_t service_ns);
+  // The secondary cache was consulted during the current lookup, from
+  // `start_ns` (steady clock). A hit is timed from then to OnLookupEnd:
+  // lookup, decompression, the object's creation, its insert into the
+  // primary and the eviction into the secondary that the insert causes.
+  void OnSecondaryLookup(bool hit, uint64_t start_ns);
   void OnInsert(std::string_view key, size_t charge);
 
   // A foreground read of `n` bytes at `offset` of table `file_id`;

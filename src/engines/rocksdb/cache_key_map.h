@@ -51,6 +51,12 @@ class CacheKeyMap {
   // them.
   std::vector<uint64_t> Forget(uint64_t file_id);
 
+  // The offset Find gives for a block at `offset`: RocksDB keys offset >> 2,
+  // so it is rounded down to 4 bytes. A block read is reported at this
+  // offset too, or its reads and its hits would be two blocks to the
+  // ghosts.
+  static uint64_t KeyedOffset(uint64_t offset) { return offset & ~uint64_t{3}; }
+
   // The key's 8-byte file prefix. REQUIRES: key.size() == 16.
   static uint64_t Prefix(std::string_view key);
   static uint64_t Low(std::string_view key);

@@ -31,10 +31,22 @@ TEST(CacheKeyMapTest, OneReadTeachesEveryBlockOfItsFile) {
     const auto where = map.Find(MakeKey(prefix, constant, offset));
     ASSERT_TRUE(where);
     EXPECT_EQ(where->file_id, 7u);
-    EXPECT_EQ(where->offset, offset & ~uint64_t{3});  // RocksDB keys offset >> 2
+    EXPECT_EQ(where->offset, CacheKeyMap::KeyedOffset(offset));  // RocksDB keys offset >> 2
   }
   EXPECT_FALSE(map.Find(MakeKey(prefix + 1, constant, 0)));  // another file
   EXPECT_FALSE(map.Find("short"));
+}
+
+TEST(CacheKeyMapTest, AReadAndItsKeyNameTheSameOffset) {
+  CacheKeyMap map;
+  const uint64_t prefix = 0x1234567890abcdefULL, constant = 0x0badcafe12345678ULL;
+  map.Learn(MakeKey(prefix, constant, 4097), /*file_id=*/7, 4097);
+  for (uint64_t offset : {uint64_t{4096}, uint64_t{4097}, uint64_t{4098}, uint64_t{4099}, uint64_t{8197}}) {
+    const auto where = map.Find(MakeKey(prefix, constant, offset));
+    ASSERT_TRUE(where);
+    EXPECT_EQ(where->offset, CacheKeyMap::KeyedOffset(offset)) << offset;
+  }
+  EXPECT_EQ(CacheKeyMap::KeyedOffset(4099), 4096u);
 }
 
 TEST(CacheKeyMapTest, TheFirstMappingStaysAndForgetDropsAFile) {

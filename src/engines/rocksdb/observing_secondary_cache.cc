@@ -41,7 +41,7 @@ std::unique_ptr<::rocksdb::SecondaryCacheResultHandle> ObservingSecondaryCache::
   // With wait, a handle is ready and Value() tells; without, a handle
   // means the value is coming.
   const bool hit = handle != nullptr && (!wait || handle->Value() != nullptr);
-  adapter_->OnSecondaryLookup(hit, hit ? SteadyNowNs() - start : 0);
+  adapter_->OnSecondaryLookup(hit, start);
   return handle;
 }
 

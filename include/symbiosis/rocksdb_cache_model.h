@@ -1,0 +1,104 @@
+// RocksDbCacheModel: RocksDB 7.8's block cache as the engine budget builds
+// it, an LRUCache of uncompressed blocks above a CompressedSecondaryCache
+// of compressed ones, simulated entry by entry, so that a ghost can tell
+// what each tier would hit at a given split of the memory.
+//
+// No LRU stack predicts these two tiers (bench/rocksdb.md section 8):
+//  - Each cache inserts at its midpoint. The top high_pri_pool_ratio of a
+//    cache holds the entries that were hit since they came in; a new entry
+//    starts below them; the pool's overflow moves down (a segmented LRU).
+//  - The secondary admits a block at its second eviction from the primary:
+//    the first leaves a dummy entry (metadata only) to be found.
+//  - A primary miss that the secondary serves leaves the block there and
+//    puts a dummy in the primary; at the next miss on that block (the dummy
+//    found) the block moves up, leaving a dummy in the secondary.
+//  - Every entry is also charged its metadata (kFullChargeCacheMetadata).
+// So a block the secondary serves needs a second miss to enter the primary,
+// and a block hit once in the primary outlives any number of blocks read
+// once: on a skewed workload the primary holds its hot blocks better than
+// an LRU of its size would.
+//
+// Shards are not modeled: RocksDB splits each cache by key hash into
+// shards of at least 512 KiB; each shard sees a random share of the
+// stream, which changes a hit ratio little. Blocks are keyed by
+// Block::key() and charged mem_size in the primary, disk_size in the
+// secondary (the table's compression stands for the secondary's).
+//
+// Not thread-safe.
+
+#ifndef SYMBIOSIS_ROCKSDB_CACHE_MODEL_H_
+#define SYMBIOSIS_ROCKSDB_CACHE_MODEL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "symbiosis/block.h"
+
+namespace symbiosis {
+
+struct RocksDbCacheModelOptions {
+  uint64_t primary_bytes = 0;
+  uint64_t secondary_bytes = 0;
+  // LRUCacheOptions::high_pri_pool_ratio of both caches (RocksDB's
+  // default); 0 makes each a plain LRU.
+  double high_pri_pool_ratio = 0.5;
+  // What RocksDB charges for an entry's metadata (its LRUHandle and key):
+  // the charge of a dummy entry, added to every other's.
+  uint32_t entry_metadata_bytes = 96;
+};
+
+class RocksDbCacheModel {
+ public:
+  enum class Served { kPrimary, kSecondary, kDevice };
+
+  // REQUIRES: 0 <= options.high_pri_pool_ratio <= 1.
+  explicit RocksDbCacheModel(const RocksDbCacheModelOptions& options);
+  ~RocksDbCacheModel();
+  // A copy holds the same entries in the same order: a snapshot to run
+  // another candidate from.
+  RocksDbCacheModel(const RocksDbCacheModel& other);
+  RocksDbCacheModel& operator=(const RocksDbCacheModel& other);
+
+  // One data-block read as RocksDB's table reader does it: a lookup in
+  // the primary, then the secondary; on a miss, the block read from the
+  // device is inserted into the primary. Returns which tier served it.
+  Served Access(const Block& block);
+
+  // Filling from cold: the secondary stores a block at its first eviction,
+  // without the dummy (see GhostSim: a ghost cannot wait out the engine's
+  // history). Off by default.
+  void SetFastFill(bool on) { fast_fill_ = on; }
+
+  // Resizes; a shrink evicts at once (the primary's evictions go to the
+  // secondary, as RocksDB's SetCapacity does).
+  void SetCapacities(uint64_t primary_bytes, uint64_t secondary_bytes);
+
+  // Resizes as if the split had been this one for long, which a stage of a
+  // few hundred thousand accesses cannot wait out: the block cache's new
+  // room takes the secondary's most recently used blocks (in the engine
+  // they would come up at their next misses), and what the block cache
+  // gives up is stored below at once.
+  void Resettle(uint64_t primary_bytes, uint64_t secondary_bytes);
+
+  // Bytes charged in each cache, dummies included.
+  uint64_t primary_used() const;
+  uint64_t secondary_used() const;
+  uint64_t primary_capacity() const;
+  uint64_t secondary_capacity() const;
+  size_t MemoryUsage() const;
+
+ private:
+  class PooledLru;
+  // Inserts into the secondary the real entries the primary evicted.
+  void Demote();
+
+  RocksDbCacheModelOptions options_;
+  bool fast_fill_ = false;
+  std::unique_ptr<PooledLru> primary_;
+  std::unique_ptr<PooledLru> secondary_;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_ROCKSDB_CACHE_MODEL_H_

@@ -1,0 +1,137 @@
+#include "engines/rocksdb/observing_cache.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/secondary_cache.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "engines/rocksdb/observing_secondary_cache.h"
+
+namespace symbiosis::rocksdb {
+namespace {
+
+using ::rocksdb::Cache;
+using ::rocksdb::Slice;
+using ::rocksdb::Status;
+
+constexpr size_t kValueBytes = 1000;
+constexpr std::chrono::milliseconds kInsertPause(20);
+
+// RocksDB's compressed secondary cache with a pause before each insert: the
+// pause stands for a slow compression, so a test can tell whether a time
+// covers the inserts into the secondary.
+class SlowInsertSecondaryCache final : public ::rocksdb::SecondaryCache {
+ public:
+  SlowInsertSecondaryCache(std::shared_ptr<::rocksdb::SecondaryCache> target,
+                           std::chrono::milliseconds pause)
+      : target_(std::move(target)), pause_(pause) {}
+
+  const char* Name() const override { return "SlowInsertSecondaryCache"; }
+  Status Insert(const Slice& key, void* value, const Cache::CacheItemHelper* helper) override {
+    std::this_thread::sleep_for(pause_);
+    return target_->Insert(key, value, helper);
+  }
+  std::unique_ptr<::rocksdb::SecondaryCacheResultHandle> Lookup(
+      const Slice& key, const Cache::CreateCallback& create_cb, bool wait, bool advise_erase,
+      bool& is_in_sec_cache) override {
+    return target_->Lookup(key, create_cb, wait, advise_erase, is_in_sec_cache);
+  }
+  bool SupportForceErase() const override { return target_->SupportForceErase(); }
+  void Erase(const Slice& key) override { target_->Erase(key); }
+  void WaitAll(std::vector<::rocksdb::SecondaryCacheResultHandle*> handles) override {
+    target_->WaitAll(std::move(handles));
+  }
+
+ private:
+  const std::shared_ptr<::rocksdb::SecondaryCache> target_;
+  const std::chrono::milliseconds pause_;
+};
+
+// Values are std::strings of kValueBytes that the secondary cache can save.
+size_t SizeOf(void* obj) { return static_cast<std::string*>(obj)->size(); }
+Status SaveTo(void* from, size_t offset, size_t length, void* out) {
+  std::memcpy(out, static_cast<std::string*>(from)->data() + offset, length);
+  return Status::OK();
+}
+void Delete(const Slice&, void* value) { delete static_cast<std::string*>(value); }
+const Cache::CacheItemHelper kHelper(SizeOf, SaveTo, Delete);
+
+Status Create(const void* buf, size_t size, void** out, size_t* charge) {
+  *out = new std::string(static_cast<const char*>(buf), size);
+  *charge = size;
+  return Status::OK();
+}
+
+std::string Key(char c) { return std::string(16, c); }
+
+class ObservingCacheTest : public ::testing::Test {
+ protected:
+  // A primary that holds one value, above a compressed secondary that
+  // pauses kInsertPause per insert.
+  ObservingCacheTest() {
+    ::rocksdb::CompressedSecondaryCacheOptions secondary_options;
+    secondary_options.capacity = 1 << 20;
+    secondary_options.num_shard_bits = 0;
+    auto slow = std::make_shared<SlowInsertSecondaryCache>(
+        ::rocksdb::NewCompressedSecondaryCache(secondary_options), kInsertPause);
+    ::rocksdb::LRUCacheOptions primary_options(3 * kValueBytes / 2, /*num_shard_bits=*/0,
+                                               /*strict_capacity_limit=*/false,
+                                               /*high_pri_pool_ratio=*/0.0);
+    primary_options.secondary_cache = std::make_shared<ObservingSecondaryCache>(slow, &adapter_);
+    cache_ = std::make_unique<ObservingCache>(::rocksdb::NewLRUCache(primary_options), &adapter_);
+  }
+
+  void Insert(char c) {
+    ASSERT_TRUE(cache_->Insert(Key(c), new std::string(kValueBytes, c), &kHelper, kValueBytes)
+                    .ok());
+  }
+
+  // Looks `c` up the way a block read does (waiting for the secondary).
+  bool Lookup(char c) {
+    Cache::Handle* handle =
+        cache_->Lookup(Key(c), &kHelper, Create, Cache::Priority::LOW, /*wait=*/true);
+    if (handle == nullptr) return false;
+    EXPECT_EQ(*static_cast<std::string*>(cache_->Value(handle)), std::string(kValueBytes, c));
+    cache_->Release(handle);
+    return true;
+  }
+
+  Adapter adapter_;
+  std::unique_ptr<ObservingCache> cache_;
+};
+
+// A secondary hit's time is the whole miss: the block's promotion into the
+// primary evicts the other block into the secondary, and that insert's
+// pause is counted.
+TEST_F(ObservingCacheTest, ASecondaryHitIsTimedWithTheEvictionItCauses) {
+  // Each insert evicts the other block into the secondary; the compressed
+  // cache may keep only a placeholder the first time a key comes.
+  for (int i = 0; i < 2; ++i) {
+    Insert('a');
+    Insert('b');
+  }
+  const AccessCounts before = adapter_.Counts();
+  ASSERT_TRUE(Lookup('a')) << "a was evicted into the secondary twice";
+  const AccessCounts after = adapter_.Counts();
+  ASSERT_EQ(after.second_tier_hits - before.second_tier_hits, 1u) << "served by the secondary";
+  EXPECT_GE(after.miss_ns - before.miss_ns,
+            static_cast<uint64_t>(std::chrono::nanoseconds(kInsertPause).count()))
+      << "the promotion's eviction of b into the secondary paused";
+}
+
+TEST_F(ObservingCacheTest, APrimaryHitIsNotTimed) {
+  Insert('a');
+  const AccessCounts before = adapter_.Counts();
+  ASSERT_TRUE(Lookup('a'));
+  const AccessCounts after = adapter_.Counts();
+  EXPECT_EQ(after.hits - before.hits, 1u);
+  EXPECT_EQ(after.reads, before.reads);
+  EXPECT_EQ(after.miss_ns, before.miss_ns);
+}
+
+}  // namespace
+}  // namespace symbiosis::rocksdb

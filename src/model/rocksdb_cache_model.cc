@@ -1,0 +1,329 @@
+#include "symbiosis/rocksdb_cache_model.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "symbiosis/error.h"
+
+namespace symbiosis {
+
+// One LRUCacheShard of RocksDB 7.8 with low_pri_pool_ratio 0: a list from
+// the least recently used entry (sentinel.next) to the most (sentinel.prev),
+// whose top high_ratio of the capacity is the high-pri pool. `low_` is the
+// newest entry below the pool: new entries go after it, entries that were
+// hit go to the top, and the pool's overflow moves `low_` up. Evictions
+// take the least recently used entry, in either part.
+class RocksDbCacheModel::PooledLru {
+ public:
+  enum class Found { kNone, kDummy, kReal };
+  struct Evicted {
+    uint64_t key;
+    uint32_t mem;
+    uint32_t disk;
+  };
+
+  // `reports_evictions`: TakeEvicted returns them (the primary's, which go
+  // to the secondary); else they leave.
+  PooledLru(double high_ratio, bool reports_evictions)
+      : high_ratio_(high_ratio), reports_evictions_(reports_evictions), nodes_(1) {
+    nodes_[0].prev = nodes_[0].next = 0;
+  }
+
+  Found Find(uint64_t key) const {
+    const auto it = index_.find(key);
+    if (it == index_.end()) return Found::kNone;
+    return nodes_[it->second].dummy ? Found::kDummy : Found::kReal;
+  }
+
+  // A lookup that returns the entry, and its release: it is marked hit
+  // and goes back to the top.
+  void Hit(uint64_t key) {
+    const uint32_t i = index_.at(key);
+    Unlink(i);
+    nodes_[i].hit = true;
+    Link(i);
+  }
+
+  // Inserts (or overwrites) `key`, evicting the least recently used
+  // entries to make room. With `held`, the caller keeps a handle: the entry
+  // goes in over capacity if need be, and at its release is dropped if the
+  // cache is still over (RocksDB's Release), not evicted.
+  void Insert(uint64_t key, uint64_t charge, const Evicted& block, bool dummy, bool held) {
+    EvictToFit(charge);
+    if (usage_ + charge > capacity_ && !held) return;  // as if inserted and evicted at once
+    const auto it = index_.find(key);
+    if (it != index_.end()) Remove(it->second);
+    const uint32_t i = Allocate();
+    Node& n = nodes_[i];
+    n = Node{};
+    n.key = key;
+    n.charge = charge;
+    n.mem = block.mem;
+    n.disk = block.disk;
+    n.dummy = dummy;
+    index_[key] = i;
+    usage_ += charge;
+    if (usage_ > capacity_) {  // released while over capacity
+      index_.erase(key);
+      usage_ -= charge;
+      free_.push_back(i);
+      return;
+    }
+    Link(i);
+  }
+
+  // A charge held by a handle that is not in the cache (RocksDB's
+  // standalone handle): room is made for it until it is released.
+  void Hold(uint64_t charge) {
+    EvictToFit(charge);
+    usage_ += charge;
+  }
+  void Release(uint64_t charge) { usage_ -= charge; }
+
+  void Erase(uint64_t key) {
+    const auto it = index_.find(key);
+    if (it != index_.end()) Remove(it->second);
+  }
+
+  void SetCapacity(uint64_t bytes) {
+    capacity_ = bytes;
+    high_capacity_ = static_cast<uint64_t>(static_cast<double>(bytes) * high_ratio_);
+    EvictToFit(0);
+  }
+
+  // The real entries from the most recently used down, as long as their
+  // charges (their mem size plus `meta`) add up to at most `bytes`.
+  std::vector<Evicted> MostRecent(uint64_t bytes, uint64_t meta) const {
+    std::vector<Evicted> out;
+    uint64_t taken = 0;
+    for (uint32_t i = nodes_[0].prev; i != 0; i = nodes_[i].prev) {
+      const Node& n = nodes_[i];
+      if (n.dummy) continue;
+      if (taken + n.mem + meta > bytes) break;
+      taken += n.mem + meta;
+      out.push_back({n.key, n.mem, n.disk});
+    }
+    return out;
+  }
+
+  // The real entries evicted since the last call; dummies go unreported.
+  std::vector<Evicted> TakeEvicted() {
+    std::vector<Evicted> out;
+    out.swap(evicted_);
+    return out;
+  }
+
+  uint64_t usage() const { return usage_; }
+  uint64_t capacity() const { return capacity_; }
+  size_t MemoryUsage() const {
+    // unordered_map: a node of key, value and link, and a bucket pointer.
+    return nodes_.capacity() * sizeof(Node) + index_.size() * 4 * sizeof(uint64_t) +
+           free_.capacity() * sizeof(uint32_t);
+  }
+
+ private:
+  struct Node {
+    uint64_t key = 0;
+    uint64_t charge = 0;
+    uint32_t mem = 0;
+    uint32_t disk = 0;
+    uint32_t prev = 0;
+    uint32_t next = 0;
+    bool dummy = false;
+    bool hit = false;
+    bool high = false;
+  };
+
+  uint32_t Allocate() {
+    if (!free_.empty()) {
+      const uint32_t i = free_.back();
+      free_.pop_back();
+      return i;
+    }
+    nodes_.emplace_back();
+    return static_cast<uint32_t>(nodes_.size() - 1);
+  }
+
+  void Link(uint32_t i) {
+    Node& n = nodes_[i];
+    if (high_ratio_ > 0 && n.hit) {
+      InsertAfter(nodes_[0].prev, i);
+      n.high = true;
+      high_usage_ += n.charge;
+      while (high_usage_ > high_capacity_) {
+        low_ = nodes_[low_].next;
+        nodes_[low_].high = false;
+        high_usage_ -= nodes_[low_].charge;
+      }
+    } else {
+      InsertAfter(low_, i);
+      n.high = false;
+      low_ = i;
+    }
+  }
+
+  void InsertAfter(uint32_t at, uint32_t i) {
+    Node& n = nodes_[i];
+    n.prev = at;
+    n.next = nodes_[at].next;
+    nodes_[n.next].prev = i;
+    nodes_[at].next = i;
+  }
+
+  void Unlink(uint32_t i) {
+    Node& n = nodes_[i];
+    if (low_ == i) low_ = n.prev;
+    nodes_[n.prev].next = n.next;
+    nodes_[n.next].prev = n.prev;
+    if (n.high) high_usage_ -= n.charge;
+    n.high = false;
+  }
+
+  void Remove(uint32_t i) {
+    Unlink(i);
+    usage_ -= nodes_[i].charge;
+    index_.erase(nodes_[i].key);
+    free_.push_back(i);
+  }
+
+  void EvictToFit(uint64_t charge) {
+    while (usage_ + charge > capacity_ && nodes_[0].next != 0) {
+      const uint32_t i = nodes_[0].next;
+      if (reports_evictions_ && !nodes_[i].dummy) evicted_.push_back({nodes_[i].key, nodes_[i].mem, nodes_[i].disk});
+      Remove(i);
+    }
+  }
+
+  double high_ratio_;
+  bool reports_evictions_;
+  uint64_t capacity_ = 0;
+  uint64_t high_capacity_ = 0;
+  uint64_t usage_ = 0;
+  uint64_t high_usage_ = 0;
+  std::vector<Node> nodes_;  // [0] is the list's sentinel
+  uint32_t low_ = 0;
+  std::vector<uint32_t> free_;
+  std::unordered_map<uint64_t, uint32_t> index_;
+  std::vector<Evicted> evicted_;
+};
+
+RocksDbCacheModel::RocksDbCacheModel(const RocksDbCacheModelOptions& options)
+    : options_(options),
+      primary_(std::make_unique<PooledLru>(options.high_pri_pool_ratio, true)),
+      secondary_(std::make_unique<PooledLru>(options.high_pri_pool_ratio, false)) {
+  if (!(options.high_pri_pool_ratio >= 0 && options.high_pri_pool_ratio <= 1)) {
+    throw InputError("RocksDbCacheModel: high_pri_pool_ratio must be in [0, 1]");
+  }
+  SetCapacities(options.primary_bytes, options.secondary_bytes);
+}
+
+RocksDbCacheModel::~RocksDbCacheModel() = default;
+
+RocksDbCacheModel::RocksDbCacheModel(const RocksDbCacheModel& other)
+    : options_(other.options_),
+      fast_fill_(other.fast_fill_),
+      primary_(std::make_unique<PooledLru>(*other.primary_)),
+      secondary_(std::make_unique<PooledLru>(*other.secondary_)) {}
+
+RocksDbCacheModel& RocksDbCacheModel::operator=(const RocksDbCacheModel& other) {
+  if (this != &other) {
+    options_ = other.options_;
+    fast_fill_ = other.fast_fill_;
+    *primary_ = *other.primary_;
+    *secondary_ = *other.secondary_;
+  }
+  return *this;
+}
+
+RocksDbCacheModel::Served RocksDbCacheModel::Access(const Block& block) {
+  const uint64_t key = block.key();
+  const uint64_t meta = options_.entry_metadata_bytes;
+  const PooledLru::Evicted self{key, block.mem_size, block.disk_size};
+  const PooledLru::Found in_primary = primary_->Find(key);
+  if (in_primary == PooledLru::Found::kReal) {
+    primary_->Hit(key);
+    return Served::kPrimary;
+  }
+  const PooledLru::Found in_secondary = secondary_->Find(key);
+  if (in_secondary != PooledLru::Found::kNone) secondary_->Hit(key);  // its Lookup
+  if (in_secondary != PooledLru::Found::kReal) {
+    // Read from the device; the table reader inserts it, over a dummy.
+    primary_->Insert(key, block.mem_size + meta, self, /*dummy=*/false, /*held=*/true);
+    Demote();
+    return Served::kDevice;
+  }
+  if (in_primary == PooledLru::Found::kDummy) {
+    // The second miss: the block moves up, a dummy stays below.
+    secondary_->Erase(key);
+    secondary_->Insert(key, meta, self, /*dummy=*/true, /*held=*/false);
+    primary_->Insert(key, block.mem_size + meta, self, /*dummy=*/false, /*held=*/true);
+  } else {
+    // The first: served standalone, charged while in use; a dummy marks it.
+    primary_->Hold(block.mem_size + meta);
+    primary_->Insert(key, meta, self, /*dummy=*/true, /*held=*/false);
+    primary_->Release(block.mem_size + meta);
+  }
+  Demote();
+  return Served::kSecondary;
+}
+
+// CompressedSecondaryCache::Insert: a block seen for the first time leaves
+// a dummy; one found (dummy or not) is stored, compressed.
+void RocksDbCacheModel::Demote() {
+  const uint64_t meta = options_.entry_metadata_bytes;
+  for (const PooledLru::Evicted& e : primary_->TakeEvicted()) {
+    const bool seen = secondary_->Find(e.key) != PooledLru::Found::kNone;
+    if (!seen && !fast_fill_) {
+      secondary_->Insert(e.key, meta, e, /*dummy=*/true, /*held=*/false);
+      continue;
+    }
+    if (seen) secondary_->Hit(e.key);  // Insert's own Lookup
+    secondary_->Insert(e.key, e.disk + meta, e, /*dummy=*/false, /*held=*/false);
+  }
+}
+
+// Shrinking before growing, as the Controller resizes.
+void RocksDbCacheModel::SetCapacities(uint64_t primary_bytes, uint64_t secondary_bytes) {
+  if (primary_bytes < primary_->capacity()) {
+    primary_->SetCapacity(primary_bytes);
+    Demote();
+    secondary_->SetCapacity(secondary_bytes);
+  } else {
+    secondary_->SetCapacity(secondary_bytes);
+    primary_->SetCapacity(primary_bytes);
+    Demote();
+  }
+}
+
+void RocksDbCacheModel::Resettle(uint64_t primary_bytes, uint64_t secondary_bytes) {
+  const bool fast_fill = fast_fill_;
+  fast_fill_ = true;
+  if (primary_bytes < primary_->capacity()) {
+    SetCapacities(primary_bytes, secondary_bytes);
+  } else {
+    const uint64_t meta = options_.entry_metadata_bytes;
+    primary_->SetCapacity(primary_bytes);
+    const std::vector<PooledLru::Evicted> up =
+        secondary_->MostRecent(primary_bytes - std::min(primary_bytes, primary_->usage()), meta);
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {  // the most recent ends on top
+      // As a promotion does: a dummy stays below.
+      secondary_->Erase(it->key);
+      secondary_->Insert(it->key, meta, *it, /*dummy=*/true, /*held=*/false);
+      primary_->Insert(it->key, it->mem + meta, *it, /*dummy=*/false, /*held=*/false);
+    }
+    secondary_->SetCapacity(secondary_bytes);
+  }
+  fast_fill_ = fast_fill;
+}
+
+uint64_t RocksDbCacheModel::primary_used() const { return primary_->usage(); }
+uint64_t RocksDbCacheModel::secondary_used() const { return secondary_->usage(); }
+uint64_t RocksDbCacheModel::primary_capacity() const { return primary_->capacity(); }
+uint64_t RocksDbCacheModel::secondary_capacity() const { return secondary_->capacity(); }
+
+size_t RocksDbCacheModel::MemoryUsage() const {
+  return sizeof(*this) + primary_->MemoryUsage() + secondary_->MemoryUsage();
+}
+
+}  // namespace symbiosis

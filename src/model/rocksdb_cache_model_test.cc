@@ -1,0 +1,247 @@
+#include "symbiosis/rocksdb_cache_model.h"
+
+#include <gtest/gtest.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/secondary_cache.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "symbiosis/error.h"
+
+namespace symbiosis {
+namespace {
+
+using Served = RocksDbCacheModel::Served;
+
+// Blocks of 4 KiB in memory and 2 KiB compressed.
+constexpr uint32_t kMem = 4096;
+constexpr uint32_t kDisk = 2048;
+
+Block MakeBlock(uint64_t i) { return Block{1, i * kDisk, kDisk, kMem}; }
+
+RocksDbCacheModel Model(uint64_t primary_blocks, uint64_t secondary_blocks) {
+  RocksDbCacheModelOptions o;
+  o.primary_bytes = primary_blocks * (kMem + o.entry_metadata_bytes);
+  o.secondary_bytes = secondary_blocks * (kDisk + o.entry_metadata_bytes);
+  return RocksDbCacheModel(o);
+}
+
+TEST(RocksDbCacheModelTest, TheSecondaryStoresABlockAtItsSecondEviction) {
+  RocksDbCacheModel model = Model(1, 10);
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kDevice);
+  EXPECT_EQ(model.Access(MakeBlock(1)), Served::kDevice);  // evicts 0: a dummy below
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kDevice) << "a dummy serves nothing";
+  EXPECT_EQ(model.Access(MakeBlock(1)), Served::kDevice);  // evicts 0 again: stored
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);
+}
+
+TEST(RocksDbCacheModelTest, FastFillStoresABlockAtItsFirstEviction) {
+  RocksDbCacheModel model = Model(1, 10);
+  model.SetFastFill(true);
+  model.Access(MakeBlock(0));
+  model.Access(MakeBlock(1));  // evicts 0: stored at once
+  model.SetFastFill(false);
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);
+}
+
+TEST(RocksDbCacheModelTest, ASecondaryBlockEntersThePrimaryAtItsSecondMiss) {
+  // Room for one block and the dummy that marks the standalone one: the
+  // dummy goes in while the standalone block is still charged.
+  RocksDbCacheModelOptions o;
+  o.primary_bytes = kMem + 2 * o.entry_metadata_bytes;
+  o.secondary_bytes = 10 * (kDisk + o.entry_metadata_bytes);
+  RocksDbCacheModel model(o);
+  for (int i = 0; i < 2; ++i) {
+    model.Access(MakeBlock(0));
+    model.Access(MakeBlock(1));
+  }
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);  // standalone; a dummy above
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);  // the dummy found: moved up
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kPrimary);
+}
+
+TEST(RocksDbCacheModelTest, AHitBlockOutlivesBlocksReadOnce) {
+  // Four blocks of room, half of them the high-pri pool: block 0, hit once,
+  // stays through a scan of ten new blocks; an LRU would have lost it.
+  RocksDbCacheModel model = Model(4, 0);
+  model.Access(MakeBlock(0));
+  ASSERT_EQ(model.Access(MakeBlock(0)), Served::kPrimary);
+  for (uint64_t i = 1; i <= 10; ++i) model.Access(MakeBlock(i));
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kPrimary);
+
+  RocksDbCacheModelOptions lru;
+  lru.high_pri_pool_ratio = 0;
+  lru.primary_bytes = 4 * (kMem + lru.entry_metadata_bytes);
+  RocksDbCacheModel plain(lru);
+  plain.Access(MakeBlock(0));
+  ASSERT_EQ(plain.Access(MakeBlock(0)), Served::kPrimary);
+  for (uint64_t i = 1; i <= 10; ++i) plain.Access(MakeBlock(i));
+  EXPECT_EQ(plain.Access(MakeBlock(0)), Served::kDevice);
+}
+
+TEST(RocksDbCacheModelTest, AShrinkEvictsIntoTheSecondary) {
+  RocksDbCacheModel model = Model(4, 10);
+  for (int round = 0; round < 2; ++round) {
+    for (uint64_t i = 0; i < 4; ++i) model.Access(MakeBlock(i));
+    model.SetCapacities(0, model.secondary_capacity());  // every block evicted
+    model.SetCapacities(4 * (kMem + 96), model.secondary_capacity());
+  }
+  EXPECT_EQ(model.primary_used(), 0u);
+  for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(model.Access(MakeBlock(i)), Served::kSecondary) << i;
+}
+
+TEST(RocksDbCacheModelTest, AResettledBlockCacheTakesTheSecondarysMostRecentBlocks) {
+  // Blocks 0..7 stored below a one-block primary; 8 and 9 read last.
+  RocksDbCacheModel model = Model(1, 100);
+  for (int round = 0; round < 2; ++round) {
+    for (uint64_t i = 0; i < 10; ++i) model.Access(MakeBlock(i));
+  }
+  ASSERT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);
+  RocksDbCacheModel resized = model;
+  resized.SetCapacities(4 * (kMem + 96), model.secondary_capacity());
+  EXPECT_NE(resized.Access(MakeBlock(8)), Served::kPrimary) << "a resize alone moves nothing up";
+  model.Resettle(4 * (kMem + 96), model.secondary_capacity());
+  // The three most recent below come up: 0 (just served), 9 and 8 (the
+  // primary held 9 itself until 0 evicted it).
+  EXPECT_EQ(model.Access(MakeBlock(8)), Served::kPrimary);
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kPrimary);
+  EXPECT_EQ(model.Access(MakeBlock(1)), Served::kSecondary);
+}
+
+TEST(RocksDbCacheModelTest, RejectsARatioOutsideZeroToOne) {
+  RocksDbCacheModelOptions o;
+  o.high_pri_pool_ratio = 1.5;
+  EXPECT_THROW(RocksDbCacheModel{o}, InputError);
+}
+
+// --- Against RocksDB's own caches ---
+
+// Values are strings of kDisk bytes charged kMem in the primary: with no
+// compression the secondary stores kDisk bytes, as if it compressed 2:1.
+size_t SizeOf(void* obj) { return static_cast<std::string*>(obj)->size(); }
+::rocksdb::Status SaveTo(void* from, size_t offset, size_t length, void* out) {
+  std::memcpy(out, static_cast<std::string*>(from)->data() + offset, length);
+  return ::rocksdb::Status::OK();
+}
+void Delete(const ::rocksdb::Slice&, void* value) { delete static_cast<std::string*>(value); }
+const ::rocksdb::Cache::CacheItemHelper kHelper(SizeOf, SaveTo, Delete);
+
+struct Tiers {
+  double primary = 0;    // hits over accesses
+  double secondary = 0;  // of the misses, served by the secondary
+};
+
+// RocksDB 7.8's LRUCache over its CompressedSecondaryCache, one shard
+// each, used as the table reader uses them.
+class RealTiers {
+ public:
+  RealTiers(uint64_t primary_bytes, uint64_t secondary_bytes) {
+    ::rocksdb::CompressedSecondaryCacheOptions s;
+    s.capacity = secondary_bytes;
+    s.num_shard_bits = 0;
+    s.compression_type = ::rocksdb::kNoCompression;
+    ::rocksdb::LRUCacheOptions p(primary_bytes, 0, false, 0.5);
+    p.secondary_cache = ::rocksdb::NewCompressedSecondaryCache(s);
+    cache_ = ::rocksdb::NewLRUCache(p);
+  }
+
+  Served Access(uint64_t i) {
+    char key[16] = {};
+    std::memcpy(key, &i, sizeof i);
+    bool created = false;
+    const ::rocksdb::Cache::CreateCallback create = [&created](const void* buf, size_t size,
+                                                               void** out, size_t* charge) {
+      created = true;
+      *out = new std::string(static_cast<const char*>(buf), size);
+      *charge = kMem;
+      return ::rocksdb::Status::OK();
+    };
+    ::rocksdb::Cache::Handle* h = cache_->Lookup(::rocksdb::Slice(key, 16), &kHelper, create,
+                                                 ::rocksdb::Cache::Priority::LOW, /*wait=*/true);
+    const Served served = h == nullptr ? Served::kDevice : created ? Served::kSecondary : Served::kPrimary;
+    if (h == nullptr) {
+      EXPECT_TRUE(cache_->Insert(::rocksdb::Slice(key, 16), new std::string(kDisk, 'v'), &kHelper,
+                                 kMem, &h, ::rocksdb::Cache::Priority::LOW)
+                      .ok());
+    }
+    cache_->Release(h);
+    return served;
+  }
+
+  // What the cache charges an entry beyond its charge.
+  static uint64_t MetadataBytes() {
+    auto cache = ::rocksdb::NewLRUCache(1 << 20, 0);
+    EXPECT_TRUE(cache->Insert("0123456789abcdef", nullptr, kMem, nullptr).ok());
+    return cache->GetUsage() - kMem;
+  }
+
+ private:
+  std::shared_ptr<::rocksdb::Cache> cache_;
+};
+
+template <typename Cache>
+Tiers Replay(Cache& cache, const std::vector<uint64_t>& stream) {
+  uint64_t counted = 0, primary = 0, secondary = 0;
+  for (size_t n = 0; n < stream.size(); ++n) {
+    const Served s = cache.Access(stream[n]);
+    if (n < stream.size() / 2) continue;
+    ++counted;
+    primary += s == Served::kPrimary;
+    secondary += s == Served::kSecondary;
+  }
+  return Tiers{static_cast<double>(primary) / counted,
+               static_cast<double>(secondary) / (counted - primary)};
+}
+
+struct ModelTiers {
+  explicit ModelTiers(const RocksDbCacheModelOptions& o) : model(o) {}
+  Served Access(uint64_t i) { return model.Access(MakeBlock(i)); }
+  RocksDbCacheModel model;
+};
+
+// A hotspot stream (hot_share of the accesses to hot_blocks of `blocks`)
+// and a Zipf-like one (a power of a uniform draw).
+std::vector<uint64_t> Hotspot(uint64_t blocks, uint64_t hot_blocks, double hot_share) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<uint64_t> stream(300'000);
+  for (uint64_t& b : stream) {
+    b = u(rng) < hot_share ? rng() % hot_blocks : hot_blocks + rng() % (blocks - hot_blocks);
+  }
+  return stream;
+}
+
+std::vector<uint64_t> Skewed(uint64_t blocks) {
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<uint64_t> stream(300'000);
+  for (uint64_t& b : stream) b = static_cast<uint64_t>(blocks * std::pow(u(rng), 3.0));
+  return stream;
+}
+
+TEST(RocksDbCacheModelTest, PredictsRocksDbsOwnTiers) {
+  RocksDbCacheModelOptions o;
+  o.entry_metadata_bytes = static_cast<uint32_t>(RealTiers::MetadataBytes());
+  const uint64_t memory = 4096 * uint64_t{kMem};  // 16 MiB over 20,000 blocks (80 MiB)
+  const std::vector<std::vector<uint64_t>> streams = {Hotspot(20'000, 2'000, 0.9),
+                                                     Skewed(20'000)};
+  for (size_t s = 0; s < streams.size(); ++s) {
+    for (const uint64_t primary : {memory / 16, memory / 4, memory / 2, memory - memory / 8}) {
+      o.primary_bytes = primary;
+      o.secondary_bytes = memory - primary;
+      RealTiers real(o.primary_bytes, o.secondary_bytes);
+      ModelTiers model(o);
+      const Tiers r = Replay(real, streams[s]);
+      const Tiers m = Replay(model, streams[s]);
+      EXPECT_NEAR(m.primary, r.primary, 0.002) << "stream " << s << ", primary " << primary;
+      EXPECT_NEAR(m.secondary, r.secondary, 0.002) << "stream " << s << ", primary " << primary;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace symbiosis
