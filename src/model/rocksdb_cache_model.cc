@@ -17,13 +17,14 @@ namespace symbiosis {
 class RocksDbCacheModel::PooledLru {
  public:
   enum class Found { kNone, kDummy, kReal };
-  struct Evicted {
+  // A block's key and sizes.
+  struct BlockEntry {
     uint64_t key;
     uint32_t mem;
     uint32_t disk;
   };
 
-  // `reports_evictions`: TakeEvicted returns them (the primary's, which go
+  // `reports_evictions`: TakeBlockEntry returns them (the primary's, which go
   // to the secondary); else they leave.
   PooledLru(double high_ratio, bool reports_evictions)
       : high_ratio_(high_ratio), reports_evictions_(reports_evictions), nodes_(1) {
@@ -49,11 +50,12 @@ class RocksDbCacheModel::PooledLru {
   // entries to make room. With `held`, the caller keeps a handle: the entry
   // goes in over capacity if need be, and at its release is dropped if the
   // cache is still over (RocksDB's Release), not evicted.
-  void Insert(uint64_t key, uint64_t charge, const Evicted& block, bool dummy, bool held) {
+  void Insert(uint64_t key, uint64_t charge, const BlockEntry& block, bool dummy, bool held) {
     EvictToFit(charge);
     if (usage_ + charge > capacity_ && !held) return;  // as if inserted and evicted at once
     const auto it = index_.find(key);
-    if (it != index_.end()) Remove(it->second);
+    if (it != index_.end()) Remove(it->second);  // overwritten
+    if (usage_ + charge > capacity_) return;      // released while over capacity
     const uint32_t i = Allocate();
     Node& n = nodes_[i];
     n = Node{};
@@ -64,12 +66,6 @@ class RocksDbCacheModel::PooledLru {
     n.dummy = dummy;
     index_[key] = i;
     usage_ += charge;
-    if (usage_ > capacity_) {  // released while over capacity
-      index_.erase(key);
-      usage_ -= charge;
-      free_.push_back(i);
-      return;
-    }
     Link(i);
   }
 
@@ -94,8 +90,8 @@ class RocksDbCacheModel::PooledLru {
 
   // The real entries from the most recently used down, as long as their
   // charges (their mem size plus `meta`) add up to at most `bytes`.
-  std::vector<Evicted> MostRecent(uint64_t bytes, uint64_t meta) const {
-    std::vector<Evicted> out;
+  std::vector<BlockEntry> MostRecent(uint64_t bytes, uint64_t meta) const {
+    std::vector<BlockEntry> out;
     uint64_t taken = 0;
     for (uint32_t i = nodes_[0].prev; i != 0; i = nodes_[i].prev) {
       const Node& n = nodes_[i];
@@ -108,8 +104,8 @@ class RocksDbCacheModel::PooledLru {
   }
 
   // The real entries evicted since the last call; dummies go unreported.
-  std::vector<Evicted> TakeEvicted() {
-    std::vector<Evicted> out;
+  std::vector<BlockEntry> TakeBlockEntry() {
+    std::vector<BlockEntry> out;
     out.swap(evicted_);
     return out;
   }
@@ -190,7 +186,8 @@ class RocksDbCacheModel::PooledLru {
   void EvictToFit(uint64_t charge) {
     while (usage_ + charge > capacity_ && nodes_[0].next != 0) {
       const uint32_t i = nodes_[0].next;
-      if (reports_evictions_ && !nodes_[i].dummy) evicted_.push_back({nodes_[i].key, nodes_[i].mem, nodes_[i].disk});
+      const Node& n = nodes_[i];
+      if (reports_evictions_ && !n.dummy) evicted_.push_back({n.key, n.mem, n.disk});
       Remove(i);
     }
   }
@@ -205,7 +202,7 @@ class RocksDbCacheModel::PooledLru {
   uint32_t low_ = 0;
   std::vector<uint32_t> free_;
   std::unordered_map<uint64_t, uint32_t> index_;
-  std::vector<Evicted> evicted_;
+  std::vector<BlockEntry> evicted_;  // TakeEvicted
 };
 
 RocksDbCacheModel::RocksDbCacheModel(const RocksDbCacheModelOptions& options)
@@ -239,7 +236,7 @@ RocksDbCacheModel& RocksDbCacheModel::operator=(const RocksDbCacheModel& other) 
 RocksDbCacheModel::Served RocksDbCacheModel::Access(const Block& block) {
   const uint64_t key = block.key();
   const uint64_t meta = options_.entry_metadata_bytes;
-  const PooledLru::Evicted self{key, block.mem_size, block.disk_size};
+  const PooledLru::BlockEntry self{key, block.mem_size, block.disk_size};
   const PooledLru::Found in_primary = primary_->Find(key);
   if (in_primary == PooledLru::Found::kReal) {
     primary_->Hit(key);
@@ -272,7 +269,7 @@ RocksDbCacheModel::Served RocksDbCacheModel::Access(const Block& block) {
 // a dummy; one found (dummy or not) is stored, compressed.
 void RocksDbCacheModel::Demote() {
   const uint64_t meta = options_.entry_metadata_bytes;
-  for (const PooledLru::Evicted& e : primary_->TakeEvicted()) {
+  for (const PooledLru::BlockEntry& e : primary_->TakeBlockEntry()) {
     const bool seen = secondary_->Find(e.key) != PooledLru::Found::kNone;
     if (!seen && !fast_fill_) {
       secondary_->Insert(e.key, meta, e, /*dummy=*/true, /*held=*/false);
@@ -304,7 +301,7 @@ void RocksDbCacheModel::Resettle(uint64_t primary_bytes, uint64_t secondary_byte
   } else {
     const uint64_t meta = options_.entry_metadata_bytes;
     primary_->SetCapacity(primary_bytes);
-    const std::vector<PooledLru::Evicted> up =
+    const std::vector<PooledLru::BlockEntry> up =
         secondary_->MostRecent(primary_bytes - std::min(primary_bytes, primary_->usage()), meta);
     for (auto it = up.rbegin(); it != up.rend(); ++it) {  // the most recent ends on top
       // As a promotion does: a dummy stays below.

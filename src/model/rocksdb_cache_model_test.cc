@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "symbiosis/error.h"
+#include "testing/rocksdb_string_values.h"
 
 namespace symbiosis {
 namespace {
@@ -122,13 +123,7 @@ TEST(RocksDbCacheModelTest, RejectsARatioOutsideZeroToOne) {
 
 // Values are strings of kDisk bytes charged kMem in the primary: with no
 // compression the secondary stores kDisk bytes, as if it compressed 2:1.
-size_t SizeOf(void* obj) { return static_cast<std::string*>(obj)->size(); }
-::rocksdb::Status SaveTo(void* from, size_t offset, size_t length, void* out) {
-  std::memcpy(out, static_cast<std::string*>(from)->data() + offset, length);
-  return ::rocksdb::Status::OK();
-}
-void Delete(const ::rocksdb::Slice&, void* value) { delete static_cast<std::string*>(value); }
-const ::rocksdb::Cache::CacheItemHelper kHelper(SizeOf, SaveTo, Delete);
+using ::symbiosis::testing::kStringHelper;
 
 struct Tiers {
   double primary = 0;    // hits over accesses
@@ -160,11 +155,11 @@ class RealTiers {
       *charge = kMem;
       return ::rocksdb::Status::OK();
     };
-    ::rocksdb::Cache::Handle* h = cache_->Lookup(::rocksdb::Slice(key, 16), &kHelper, create,
+    ::rocksdb::Cache::Handle* h = cache_->Lookup(::rocksdb::Slice(key, 16), &kStringHelper, create,
                                                  ::rocksdb::Cache::Priority::LOW, /*wait=*/true);
     const Served served = h == nullptr ? Served::kDevice : created ? Served::kSecondary : Served::kPrimary;
     if (h == nullptr) {
-      EXPECT_TRUE(cache_->Insert(::rocksdb::Slice(key, 16), new std::string(kDisk, 'v'), &kHelper,
+      EXPECT_TRUE(cache_->Insert(::rocksdb::Slice(key, 16), new std::string(kDisk, 'v'), &kStringHelper,
                                  kMem, &h, ::rocksdb::Cache::Priority::LOW)
                       .ok());
     }

@@ -25,14 +25,14 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   for (const uint64_t ma : candidates) app_limit_.push_back(Scaled(ma));
   app_misses_.assign(candidates.size(), 0);
   stages_.assign(candidates.size(), StageCounts{});
+  stage_ = 0;
+  measuring_ = false;
   if (options_.rocksdb_tiers) {
     RocksDbCacheModelOptions tiers;
     tiers.primary_bytes = Scaled(current_bytes_);
     tiers.secondary_bytes = ScaledKernelBytes(current);
     tiers_ = std::make_unique<RocksDbCacheModel>(tiers);
     tiers_->SetFastFill(true);  // until the warm-up ends: see ghost_sim.h
-    stage_ = 0;
-    measuring_ = false;
     return;
   }
   if (options_.app_cache_k == 0) {
@@ -52,8 +52,6 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
   page.sample = sampler_->rate() < 1 ? sampler_ : nullptr;
   kernel_ = NewKernelCache(options_.kernel_model, page);
   for (const auto& [file_id, size] : files_) kernel_->SetFileSize(file_id, size.bytes);
-  stage_ = 0;
-  measuring_ = false;
 }
 
 double GhostSim::CountedShare() const {
@@ -109,11 +107,22 @@ bool GhostSim::CheckWarm() {
   const auto filled = [](uint64_t used, uint64_t seen, uint64_t capacity) {
     return used >= capacity - capacity / 100 || used - std::min(used, seen) < capacity / 100;
   };
-  const uint64_t app = tiers_ ? tiers_->primary_used() : AppTracked();
-  const uint64_t kernel = tiers_ ? tiers_->secondary_used() : kernel_->used_bytes();
-  const bool warm =
-      filled(app, app_bytes_seen_, tiers_ ? tiers_->primary_capacity() : AppCapacity()) &&
-      filled(kernel, kernel_bytes_seen_, tiers_ ? tiers_->secondary_capacity() : kernel_->capacity());
+  // The application ghost (or the block cache) and the kernel ghost (or
+  // the compressed cache): bytes held, of how many.
+  uint64_t app = 0, app_capacity = 0, kernel = 0, kernel_capacity = 0;
+  if (tiers_) {
+    app = tiers_->primary_used();
+    app_capacity = tiers_->primary_capacity();
+    kernel = tiers_->secondary_used();
+    kernel_capacity = tiers_->secondary_capacity();
+  } else {
+    app = AppTracked();
+    app_capacity = AppCapacity();
+    kernel = kernel_->used_bytes();
+    kernel_capacity = kernel_->capacity();
+  }
+  const bool warm = filled(app, app_bytes_seen_, app_capacity) &&
+                    filled(kernel, kernel_bytes_seen_, kernel_capacity);
   app_bytes_seen_ = app;
   kernel_bytes_seen_ = kernel;
   return warm;

@@ -4,12 +4,12 @@
 #include <rocksdb/secondary_cache.h>
 
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "engines/rocksdb/observing_secondary_cache.h"
+#include "testing/rocksdb_string_values.h"
 
 namespace symbiosis::rocksdb {
 namespace {
@@ -51,14 +51,8 @@ class SlowInsertSecondaryCache final : public ::rocksdb::SecondaryCache {
   const std::chrono::milliseconds pause_;
 };
 
-// Values are std::strings of kValueBytes that the secondary cache can save.
-size_t SizeOf(void* obj) { return static_cast<std::string*>(obj)->size(); }
-Status SaveTo(void* from, size_t offset, size_t length, void* out) {
-  std::memcpy(out, static_cast<std::string*>(from)->data() + offset, length);
-  return Status::OK();
-}
-void Delete(const Slice&, void* value) { delete static_cast<std::string*>(value); }
-const Cache::CacheItemHelper kHelper(SizeOf, SaveTo, Delete);
+// Values are std::strings of kValueBytes.
+using ::symbiosis::testing::kStringHelper;
 
 Status Create(const void* buf, size_t size, void** out, size_t* charge) {
   *out = new std::string(static_cast<const char*>(buf), size);
@@ -86,14 +80,14 @@ class ObservingCacheTest : public ::testing::Test {
   }
 
   void Insert(char c) {
-    ASSERT_TRUE(cache_->Insert(Key(c), new std::string(kValueBytes, c), &kHelper, kValueBytes)
+    ASSERT_TRUE(cache_->Insert(Key(c), new std::string(kValueBytes, c), &kStringHelper, kValueBytes)
                     .ok());
   }
 
   // Looks `c` up the way a block read does (waiting for the secondary).
   bool Lookup(char c) {
     Cache::Handle* handle =
-        cache_->Lookup(Key(c), &kHelper, Create, Cache::Priority::LOW, /*wait=*/true);
+        cache_->Lookup(Key(c), &kStringHelper, Create, Cache::Priority::LOW, /*wait=*/true);
     if (handle == nullptr) return false;
     EXPECT_EQ(*static_cast<std::string*>(cache_->Value(handle)), std::string(kValueBytes, c));
     cache_->Release(handle);
