@@ -212,7 +212,8 @@ struct ControllerConfig {
   // A kernel_miss_cpu > 0 is a prior: A ranks from the first window, before
   // any device read (an engine's Open can measure both; device_read_cost.h).
   MissCosts costs;
-  bool measure_app_miss_cost = true;     // C_a from reads the kernel served
+  bool measure_app_miss_cost = true;     // C_a from reads the kernel served,
+                                         // C_s from the second tier's stores
   bool measure_kernel_miss_cost = true;  // C_k from device reads
   // Rank candidates by A, which knows that with more busy threads than
   // CPUs a device wait costs less than the CPU (cost_model.h), once the
@@ -268,6 +269,7 @@ struct CandidateStats {
   uint64_t samples = 0;  // sampled accesses in its window
   double hit_app = 0;
   double hit_kernel = 0;
+  double stores = 0;                 // second-tier stores per access (cost_model.h)
   double predicted_latency = 0;      // L_e
   double predicted_access_time = 0;  // A; 0 while the CPU load is unmeasured
 };
@@ -325,6 +327,7 @@ struct ControllerStats {
   bool app_miss_cost_split = false;
   bool kernel_miss_cost_measured = false;
   bool kernel_miss_cpu_measured = false;
+  bool second_tier_store_measured = false;
   CpuLoad cpu_load;  // in use now
   bool cpu_load_measured = false;
   std::vector<RoundStats> rounds;  // the most recent, oldest first
@@ -379,6 +382,12 @@ class Controller {
   // wait.
   void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns = 0,
                   std::optional<SchedTimes> sched = std::nullopt);
+
+  // The second tier stored a block (RocksDB's compressed cache compressed
+  // one the block cache evicted) in `service_ns` on a request's thread.
+  // The time is not in any RecordRead's service_ns: the cost model counts
+  // stores apart (C_s, cost_model.h), as their number depends on the split.
+  void RecordSecondTierStore(uint64_t service_ns);
 
   // The file was deleted: the kernel ghost forgets its pages (the page
   // cache drops them); its blocks age out of the application ghost, as

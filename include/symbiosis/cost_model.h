@@ -27,6 +27,13 @@
 // (the system call, reclaim, read-ahead's page insertions). A counts C_a
 // as CPU: a read the kernel cache serves is a copy. With T <= P, A is
 // c_0 + L_e: the paper's model.
+//
+// RocksDB's compressed cache adds a cost the paper's model lacks: each
+// block the block cache evicts into it is compressed, on the thread whose
+// insert evicted it. S such stores per access, C_s each, add S * C_s to
+// L_e and to c. S depends on the split: none at M_a = M, where nothing is
+// stored, the most where a small block cache churns. Where no second tier
+// stores (the page cache), S = 0.
 
 #ifndef SYMBIOSIS_COST_MODEL_H_
 #define SYMBIOSIS_COST_MODEL_H_
@@ -37,6 +44,7 @@ struct MissCosts {
   double app_miss = 3;      // C_a
   double kernel_miss = 16;  // C_k (LevelDB on the paper's Optane machine)
   double kernel_miss_cpu = 0;  // C_k_cpu, <= C_k; used only by AccessTime
+  double second_tier_store = 0;  // C_s
 };
 
 // What A needs beyond the costs; measured by the Controller.
@@ -46,20 +54,23 @@ struct CpuLoad {
   double base_cpu = 0;  // c_0, the caller's unit per access
 };
 
-// REQUIRES: hit ratios in [0, 1], costs >= 0.
-inline double ExpectedLatency(double hit_app, double hit_kernel,
-                              const MissCosts& costs) {
-  return (1 - hit_app) * (costs.app_miss + (1 - hit_kernel) * costs.kernel_miss);
+// L_e with `stores` = S per access. REQUIRES: hit ratios in [0, 1],
+// costs >= 0, stores >= 0.
+inline double ExpectedLatency(double hit_app, double hit_kernel, const MissCosts& costs,
+                              double stores = 0) {
+  return (1 - hit_app) * (costs.app_miss + (1 - hit_kernel) * costs.kernel_miss) +
+         stores * costs.second_tier_store;
 }
 
 // A, above. REQUIRES: as ExpectedLatency; load.cpus > 0, load.threads >= 0.
 inline double AccessTime(double hit_app, double hit_kernel, const MissCosts& costs,
-                         const CpuLoad& load) {
+                         const CpuLoad& load, double stores = 0) {
   const double app_miss = 1 - hit_app;
   const double device = app_miss * (1 - hit_kernel);
   const double miss_cpu = costs.kernel_miss_cpu < costs.kernel_miss ? costs.kernel_miss_cpu
                                                                      : costs.kernel_miss;
-  const double cpu = load.base_cpu + app_miss * costs.app_miss + device * miss_cpu;
+  const double cpu = load.base_cpu + app_miss * costs.app_miss + device * miss_cpu +
+                     stores * costs.second_tier_store;
   const double wait = device * (costs.kernel_miss - miss_cpu);
   const double cpu_bound = load.threads / load.cpus * cpu;
   return cpu_bound > cpu + wait ? cpu_bound : cpu + wait;

@@ -81,6 +81,11 @@ class RocksDbCacheModel {
   // gives up is stored below at once.
   void Resettle(uint64_t primary_bytes, uint64_t secondary_bytes);
 
+  // Blocks stored in the secondary so far (not dummies), each compressed
+  // by RocksDB on the thread whose insert evicted it: a cost per access
+  // that depends on the split (none where the secondary is never found).
+  uint64_t stores() const { return stores_; }
+
   // Bytes charged in each cache, dummies included.
   uint64_t primary_used() const;
   uint64_t secondary_used() const;
@@ -95,6 +100,7 @@ class RocksDbCacheModel {
 
   RocksDbCacheModelOptions options_;
   bool fast_fill_ = false;
+  uint64_t stores_ = 0;
   std::unique_ptr<PooledLru> primary_;
   std::unique_ptr<PooledLru> secondary_;
 };

@@ -220,6 +220,7 @@ RocksDbCacheModel::~RocksDbCacheModel() = default;
 RocksDbCacheModel::RocksDbCacheModel(const RocksDbCacheModel& other)
     : options_(other.options_),
       fast_fill_(other.fast_fill_),
+      stores_(other.stores_),
       primary_(std::make_unique<PooledLru>(*other.primary_)),
       secondary_(std::make_unique<PooledLru>(*other.secondary_)) {}
 
@@ -227,6 +228,7 @@ RocksDbCacheModel& RocksDbCacheModel::operator=(const RocksDbCacheModel& other) 
   if (this != &other) {
     options_ = other.options_;
     fast_fill_ = other.fast_fill_;
+    stores_ = other.stores_;
     *primary_ = *other.primary_;
     *secondary_ = *other.secondary_;
   }
@@ -276,6 +278,7 @@ void RocksDbCacheModel::Demote() {
       continue;
     }
     if (seen) secondary_->Hit(e.key);  // Insert's own Lookup
+    ++stores_;  // compressed even if it does not fit
     secondary_->Insert(e.key, e.disk + meta, e, /*dummy=*/false, /*held=*/false);
   }
 }

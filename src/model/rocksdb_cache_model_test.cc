@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/cache.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <rocksdb/secondary_cache.h>
 
 #include <cmath>
@@ -36,7 +38,9 @@ TEST(RocksDbCacheModelTest, TheSecondaryStoresABlockAtItsSecondEviction) {
   EXPECT_EQ(model.Access(MakeBlock(0)), Served::kDevice);
   EXPECT_EQ(model.Access(MakeBlock(1)), Served::kDevice);  // evicts 0: a dummy below
   EXPECT_EQ(model.Access(MakeBlock(0)), Served::kDevice) << "a dummy serves nothing";
+  EXPECT_EQ(model.stores(), 0u) << "1 evicted for the first time: a dummy";
   EXPECT_EQ(model.Access(MakeBlock(1)), Served::kDevice);  // evicts 0 again: stored
+  EXPECT_EQ(model.stores(), 1u);
   EXPECT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);
 }
 
@@ -128,6 +132,7 @@ using ::symbiosis::testing::kStringHelper;
 struct Tiers {
   double primary = 0;    // hits over accesses
   double secondary = 0;  // of the misses, served by the secondary
+  double stores = 0;     // blocks stored in the secondary per access
 };
 
 // RocksDB 7.8's LRUCache over its CompressedSecondaryCache, one shard
@@ -167,6 +172,12 @@ class RealTiers {
     return served;
   }
 
+  // Blocks the secondary stored (not dummies), from the thread's perf
+  // context: this thread makes every insert.
+  static uint64_t Stores() {
+    return ::rocksdb::get_perf_context()->compressed_sec_cache_insert_real_count;
+  }
+
   // What the cache charges an entry beyond its charge.
   static uint64_t MetadataBytes() {
     auto cache = ::rocksdb::NewLRUCache(1 << 20, 0);
@@ -180,8 +191,9 @@ class RealTiers {
 
 template <typename Cache>
 Tiers Replay(Cache& cache, const std::vector<uint64_t>& stream) {
-  uint64_t counted = 0, primary = 0, secondary = 0;
+  uint64_t counted = 0, primary = 0, secondary = 0, stores_before = 0;
   for (size_t n = 0; n < stream.size(); ++n) {
+    if (n == stream.size() / 2) stores_before = cache.Stores();
     const Served s = cache.Access(stream[n]);
     if (n < stream.size() / 2) continue;
     ++counted;
@@ -189,12 +201,14 @@ Tiers Replay(Cache& cache, const std::vector<uint64_t>& stream) {
     secondary += s == Served::kSecondary;
   }
   return Tiers{static_cast<double>(primary) / counted,
-               static_cast<double>(secondary) / (counted - primary)};
+               static_cast<double>(secondary) / (counted - primary),
+               static_cast<double>(cache.Stores() - stores_before) / counted};
 }
 
 struct ModelTiers {
   explicit ModelTiers(const RocksDbCacheModelOptions& o) : model(o) {}
   Served Access(uint64_t i) { return model.Access(MakeBlock(i)); }
+  uint64_t Stores() const { return model.stores(); }
   RocksDbCacheModel model;
 };
 
@@ -230,10 +244,14 @@ TEST(RocksDbCacheModelTest, PredictsRocksDbsOwnTiers) {
       o.secondary_bytes = memory - primary;
       RealTiers real(o.primary_bytes, o.secondary_bytes);
       ModelTiers model(o);
+      ASSERT_GE(::rocksdb::GetPerfLevel(), ::rocksdb::PerfLevel::kEnableCount)
+          << "RocksDB's default perf level counts the secondary's stores";
       const Tiers r = Replay(real, streams[s]);
       const Tiers m = Replay(model, streams[s]);
       EXPECT_NEAR(m.primary, r.primary, 0.002) << "stream " << s << ", primary " << primary;
       EXPECT_NEAR(m.secondary, r.secondary, 0.002) << "stream " << s << ", primary " << primary;
+      EXPECT_NEAR(m.stores, r.stores, 0.002) << "stream " << s << ", primary " << primary;
+      EXPECT_GT(r.stores, 0) << "stream " << s << ", primary " << primary;
     }
   }
 }

@@ -40,6 +40,8 @@ struct EventCounts {
   Counter split_ns;
   Counter split_cpu_ns;
   Counter split_runnable_ns;
+  Counter store_timed[kServiceTimeBuckets];  // ServiceTimes::count
+  Counter store_ns[kServiceTimeBuckets];     // ServiceTimes::ns
 };
 
 void Require(bool ok, const std::string& message) {
@@ -196,9 +198,12 @@ std::string ToJson(const ControllerStats& s) {
        ", \"kernel_miss_measured\": " + JsonBool(s.kernel_miss_cost_measured) +
        ", \"kernel_miss_cpu\": " + JsonNumber(s.costs.kernel_miss_cpu) +
        ", \"kernel_miss_cpu_measured\": " + JsonBool(s.kernel_miss_cpu_measured) +
+       ", \"second_tier_store\": " + JsonNumber(s.costs.second_tier_store) +
+       ", \"second_tier_store_measured\": " + JsonBool(s.second_tier_store_measured) +
        ", \"prior\": {\"app_miss\": " + JsonNumber(s.prior_costs.app_miss) +
        ", \"kernel_miss\": " + JsonNumber(s.prior_costs.kernel_miss) +
-       ", \"kernel_miss_cpu\": " + JsonNumber(s.prior_costs.kernel_miss_cpu) + "}}";
+       ", \"kernel_miss_cpu\": " + JsonNumber(s.prior_costs.kernel_miss_cpu) +
+       ", \"second_tier_store\": " + JsonNumber(s.prior_costs.second_tier_store) + "}}";
   j += ", \"cpu_load\": {\"cpus\": " + JsonNumber(s.cpu_load.cpus) +
        ", \"threads\": " + JsonNumber(s.cpu_load.threads) +
        ", \"base_cpu\": " + JsonNumber(s.cpu_load.base_cpu) +
@@ -241,6 +246,7 @@ std::string ToJson(const ControllerStats& s) {
       j += ", \"samples\": " + std::to_string(c.samples);
       j += ", \"hit_app\": " + JsonNumber(c.hit_app);
       j += ", \"hit_kernel\": " + JsonNumber(c.hit_kernel);
+      j += ", \"stores\": " + JsonNumber(c.stores);
       j += ", \"predicted_latency\": " + JsonNumber(c.predicted_latency);
       j += ", \"predicted_access_time\": " + JsonNumber(c.predicted_access_time);
       j += "}";
@@ -327,6 +333,13 @@ class Controller::Rep {
     mine.Add(&EventCounts::split_runnable_ns, std::min(sched->wait_ns, service_ns));
   }
 
+  void RecordSecondTierStore(uint64_t service_ns) {
+    auto mine = counts_.Mine();
+    const size_t bucket = ServiceTimeBucket(service_ns);
+    mine.Add(&EventCounts::store_timed, bucket, 1);
+    mine.Add(&EventCounts::store_ns, bucket, service_ns);
+  }
+
   void RecordFileDeleted(uint64_t file_id) {
     std::lock_guard<std::mutex> lock(mu_);
     sim_.DropFile(file_id);
@@ -402,6 +415,10 @@ class Controller::Rep {
       t.split_ns += c.split_ns.Load();
       t.split_cpu_ns += c.split_cpu_ns.Load();
       t.split_runnable_ns += c.split_runnable_ns.Load();
+      for (size_t i = 0; i < kServiceTimeBuckets; ++i) {
+        t.stores.count[i] += c.store_timed[i].Load();
+        t.stores.ns[i] += c.store_ns[i].Load();
+      }
     });
     return t;
   }
@@ -531,6 +548,9 @@ uint32_t Controller::sched_sample_slowdown() const { return rep_->sched_sample_s
 void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                             std::optional<SchedTimes> sched) {
   rep_->RecordRead(block, kernel_hit, service_ns, sched);
+}
+void Controller::RecordSecondTierStore(uint64_t service_ns) {
+  rep_->RecordSecondTierStore(service_ns);
 }
 void Controller::RecordFileDeleted(uint64_t file_id) { rep_->RecordFileDeleted(file_id); }
 void Controller::RecordFileSize(uint64_t file_id, uint64_t bytes) {

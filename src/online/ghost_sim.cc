@@ -162,6 +162,7 @@ CandidateCounts GhostSim::Counts(size_t stage) const {
   c.kernel_misses = stages_[stage].kernel_misses;
   c.app_misses = app_misses_[stage];
   c.app_misses_in_stage = tiers_ != nullptr;
+  c.second_tier_stores = stages_[stage].second_tier_stores;
   return c;
 }
 
@@ -183,10 +184,12 @@ void GhostSim::End() {
 void GhostSim::Access(const Block& block) {
   if (!active()) return;
   if (tiers_) {
+    const uint64_t stores = tiers_->stores();
     const RocksDbCacheModel::Served served = tiers_->Access(block);
     if (!measuring_) return;
     StageCounts& stage = stages_[stage_];
     ++stage.samples;
+    stage.second_tier_stores += tiers_->stores() - stores;
     if (served == RocksDbCacheModel::Served::kPrimary) return;
     ++app_misses_[stage_];
     ++stage.kernel_reads;

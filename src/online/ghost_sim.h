@@ -135,6 +135,7 @@ class GhostSim final : public RoundSimulator {
     uint64_t samples = 0;
     uint64_t kernel_reads = 0;
     uint64_t kernel_misses = 0;
+    uint64_t second_tier_stores = 0;
   };
 
   uint64_t Scaled(uint64_t bytes) const;

@@ -162,6 +162,7 @@ TEST(GhostSimTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
     model = warmed;
     model.Resettle(candidates[stage], m - candidates[stage]);
     uint64_t app = 0, device = 0;
+    const uint64_t stores = model.stores();
     run(part(stage == 0 ? 1 : 2), &app, &device);
     const CandidateCounts c = sim.Counts(stage);
     EXPECT_TRUE(c.app_misses_in_stage);
@@ -169,6 +170,7 @@ TEST(GhostSimTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
     EXPECT_EQ(c.app_misses, app) << "stage " << stage;
     EXPECT_EQ(c.kernel_reads, app);
     EXPECT_EQ(c.kernel_misses, device) << "stage " << stage;
+    EXPECT_EQ(c.second_tier_stores, model.stores() - stores) << "stage " << stage;
   }
   // At M_a = 0 the secondary served what the 2 MiB warm-up left in it:
   // a model started there would have served nothing (RocksDB admits only
@@ -176,6 +178,8 @@ TEST(GhostSimTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
   const CandidateCounts at_zero = sim.Counts(0);
   EXPECT_EQ(at_zero.app_misses, 30'000u);
   EXPECT_LT(at_zero.kernel_misses, at_zero.kernel_reads / 2);
+  EXPECT_EQ(at_zero.second_tier_stores, 0u) << "no block cache evicts into the secondary";
+  EXPECT_GT(sim.Counts(2).second_tier_stores, 0u) << "a 4 MiB block cache evicts into it";
   RocksDbCacheModel cold(RocksDbCacheModelOptions{0, m});
   uint64_t cold_device = 0;
   for (const uint64_t o : part(1)) {

@@ -21,6 +21,8 @@ struct CandidateCounts {
                                // over every measured stage of the round
   bool app_misses_in_stage = false;  // or over the candidate's own stage
                                      // only (a ghost that is no stack)
+  uint64_t second_tier_stores = 0;   // blocks the second tier stored in the
+                                     // stage (RocksDB's compressed cache)
 };
 
 class RoundSimulator {

@@ -39,7 +39,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
 }
 
 double Tracker::Latency(const Measurement& m) const {
-  return ExpectedLatency(m.hit_app, m.hit_kernel, costs_);
+  return ExpectedLatency(m.hit_app, m.hit_kernel, costs_, m.stores);
 }
 
 double Tracker::Score(const CandidateStats& c) const {
@@ -78,6 +78,7 @@ EventTotals Tracker::Since(const EventTotals& from, const EventTotals& to) {
   w.hit_split_runnable_ns = to.hit_split_runnable_ns - from.hit_split_runnable_ns;
   w.miss_ns = to.miss_ns - from.miss_ns;
   w.miss_timed = to.miss_timed - from.miss_timed;
+  w.stores = to.stores.Since(from.stores);
   w.split_misses = to.split_misses - from.split_misses;
   w.split_ns = to.split_ns - from.split_ns;
   w.split_cpu_ns = to.split_cpu_ns - from.split_cpu_ns;
@@ -99,6 +100,7 @@ Tracker::Measurement Tracker::Measure(const EventTotals& w) {
   m.hit_app = w.accesses ? std::min(1.0, static_cast<double>(w.app_hits) / w.accesses) : 0;
   // No read seen: no kernel miss seen either.
   m.hit_kernel = w.reads ? std::min(1.0, static_cast<double>(w.read_hits) / w.reads) : 1;
+  m.stores = w.accesses ? static_cast<double>(w.stores.Count()) / w.accesses : 0;
   return m;
 }
 
@@ -200,6 +202,12 @@ void Tracker::UpdateCosts(const EventTotals& w) {
       smooth(&costs_.app_miss, &app_cost_measured_, w.hits.UnpreemptedMeanUs());
     }
   }
+  // C_s: timed as RocksDB's compressed-cache hits are, by the wall clock,
+  // the preempted stores left out; measured with C_a, as both are the
+  // second tier's.
+  if (config_.measure_app_miss_cost && w.stores.Count() >= config_.min_cost_samples) {
+    smooth(&costs_.second_tier_store, &store_cost_measured_, w.stores.UnpreemptedMeanUs());
+  }
   if (!config_.measure_kernel_miss_cost) return;
   if (w.split_misses >= config_.min_cost_samples) {
     const double service = (w.split_ns - std::min(w.split_ns, w.split_runnable_ns)) / 1e3 /
@@ -242,7 +250,8 @@ void Tracker::UpdateCpuLoad(const EventTotals& w) {
   sample.cpus = w.cpus;
   sample.threads = BusyThreadUs(w) / (w.wall_ns / 1e3);
   sample.base_cpu = std::max(0.0, (cpu_us - w.reads * costs_.app_miss -
-                                   DeviceMisses(w) * costs_.kernel_miss_cpu) /
+                                   DeviceMisses(w) * costs_.kernel_miss_cpu -
+                                   w.stores.Count() * costs_.second_tier_store) /
                                       w.accesses);
   if (!cpu_load_measured_) {
     cpu_load_ = sample;
@@ -273,16 +282,18 @@ void Tracker::OnStableWindow(const Measurement& m) {
       return;
     }
     following_ = false;
-    base_sum_ = Measurement{0, 0};
+    base_sum_ = Measurement{0, 0, 0};
     base_windows_ = 0;
     changed_windows_ = 0;
   }
   if (base_windows_ < config_.change_base_windows) {
     base_sum_.hit_app += m.hit_app;
     base_sum_.hit_kernel += m.hit_kernel;
+    base_sum_.stores += m.stores;
     if (++base_windows_ == config_.change_base_windows) {
       reference_ = Measurement{base_sum_.hit_app / base_windows_,
-                               base_sum_.hit_kernel / base_windows_};
+                               base_sum_.hit_kernel / base_windows_,
+                               base_sum_.stores / base_windows_};
     }
     return;
   }
@@ -439,9 +450,13 @@ void Tracker::Predict(size_t stage, CandidateStats* c) const {
   c->valid = counts.stage_samples >= config_.min_samples;
   c->hit_app = 1 - app_miss;
   c->hit_kernel = app_miss > 0 ? 1 - kernel_miss / app_miss : 1;
-  c->predicted_latency = ExpectedLatency(c->hit_app, c->hit_kernel, costs_);
+  c->stores = stage_accesses_[stage] ? counts.second_tier_stores /
+                                           (share * stage_accesses_[stage])
+                                     : 0;
+  c->predicted_latency = ExpectedLatency(c->hit_app, c->hit_kernel, costs_, c->stores);
   c->predicted_access_time =
-      cpu_load_measured_ ? AccessTime(c->hit_app, c->hit_kernel, costs_, cpu_load_) : 0;
+      cpu_load_measured_ ? AccessTime(c->hit_app, c->hit_kernel, costs_, cpu_load_, c->stores)
+                         : 0;
 }
 
 // The decision (paper §4.2.4, with the reference implementation's weak
@@ -744,6 +759,7 @@ ControllerStats Tracker::Stats() const {
   s.app_miss_cost_split = app_cost_split_;
   s.kernel_miss_cost_measured = kernel_cost_measured_;
   s.kernel_miss_cpu_measured = kernel_cpu_measured_;
+  s.second_tier_store_measured = store_cost_measured_;
   s.cpu_load = cpu_load_;
   s.cpu_load_measured = cpu_load_measured_;
   s.rounds.assign(history_.begin(), history_.end());

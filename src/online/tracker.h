@@ -39,6 +39,9 @@ struct EventTotals {
   uint64_t hit_split_runnable_ns = 0;
   uint64_t miss_ns = 0;    // service time of timed reads that missed
   uint64_t miss_timed = 0;
+  // Stores into the second tier (RocksDB's compressed cache), timed; not
+  // part of the reads' service times.
+  ServiceTimes stores;
   // Timed misses whose thread's scheduler times were measured, their
   // service time, and of it the time on a CPU and runnable waiting for one.
   uint64_t split_misses = 0;
@@ -91,6 +94,7 @@ class Tracker {
   struct Measurement {
     double hit_app = 0;
     double hit_kernel = 1;
+    double stores = 0;  // second-tier stores per access
   };
 
   static EventTotals Since(const EventTotals& from, const EventTotals& to);
@@ -141,6 +145,7 @@ class Tracker {
   bool app_cost_split_ = false;  // C_a has come from split samples
   bool kernel_cost_measured_ = false;
   bool kernel_cpu_measured_ = false;
+  bool store_cost_measured_ = false;
   CpuLoad cpu_load_;
   bool cpu_load_measured_ = false;
 

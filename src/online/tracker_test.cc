@@ -19,6 +19,7 @@ class ScriptedSimulator final : public RoundSimulator {
  public:
   std::vector<double> app_miss;     // per candidate
   std::vector<double> kernel_miss;  // per access, per candidate
+  std::vector<double> stores;       // second-tier stores per access; none if empty
   std::vector<uint64_t> candidates;
   size_t current = 0;
   int begins = 0, ends = 0;
@@ -45,6 +46,9 @@ class ScriptedSimulator final : public RoundSimulator {
                                          (app_in_stage ? stage_samples_[stage] : measured_));
     c.app_misses_in_stage = app_in_stage;
     c.kernel_misses = static_cast<uint64_t>(kernel_miss[stage] * stage_samples_[stage]);
+    if (!stores.empty()) {
+      c.second_tier_stores = static_cast<uint64_t>(stores[stage] * stage_samples_[stage]);
+    }
     return c;
   }
   void End() override {
@@ -141,6 +145,13 @@ class Harness {
         totals.miss_timed += misses - read_hits;
       }
       if (timing.cpus > 0) AddTimes(misses, read_hits);
+      const uint64_t stores = static_cast<uint64_t>(store_rate * kChunk + 0.5);
+      if (stores > 0 && preempted_store_ns > 0) {
+        totals.stores.Add(store_ns, stores - 1);
+        totals.stores.Add(preempted_store_ns);
+      } else if (stores > 0) {
+        totals.stores.Add(store_ns, stores);
+      }
       if (tracker->simulating()) sim.Access(kChunk);
       if (totals.accesses >= tracker->next_deadline()) {
         const uint64_t before = tracker->app_bytes();
@@ -153,9 +164,10 @@ class Harness {
   }
 
   // Runs until the tracker leaves Adapting (or `limit` accesses).
-  void RunRound(double ha, double hk, uint64_t limit = 100'000) {
+  void RunRound(double ha, double hk, uint64_t limit = 100'000, uint64_t hit_ns = 0,
+                uint64_t miss_ns = 0) {
     for (uint64_t n = 0; n < limit && tracker->state() == ControllerState::kAdapting; n += kChunk) {
-      Run(kChunk, ha, hk);
+      Run(kChunk, ha, hk, hit_ns, miss_ns);
     }
   }
 
@@ -207,6 +219,9 @@ class Harness {
   static constexpr uint64_t kChunk = 100;
   Timing timing;
   uint64_t preempted_hit_ns = 0;  // Run: one timed hit per chunk took this long
+  double store_rate = 0;          // Run: second-tier stores per access
+  uint64_t store_ns = 0;          // and each one's time, but for
+  uint64_t preempted_store_ns = 0;  // one per chunk, if not 0
   ControllerConfig config;
   ScriptedSimulator sim;
   std::unique_ptr<Tracker> tracker;
@@ -465,6 +480,35 @@ TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
   EXPECT_FALSE(s.kernel_miss_cost_measured);
   EXPECT_EQ(s.costs.kernel_miss, 16);
+}
+
+// RocksDB's compressed cache compresses each block the block cache evicts
+// into it: a cost per access that the split decides (cost_model.h). Here
+// every candidate hits alike, but the current M_a stores 0.5 blocks per
+// access at 2 us each and M_a = M none: only the stores tell them apart.
+// One store in 50 waited out a 3 ms time slice: C_s leaves it out, as C_a
+// leaves out preempted hits.
+TEST(TrackerTest, SecondTierStoresAreACostOfTheSplit) {
+  Harness h(MeasuringConfig());
+  h.sim.app_miss.assign(9, 0.5);
+  h.sim.kernel_miss.assign(9, 0.1);
+  h.sim.stores.assign(9, 0.5);
+  h.sim.stores[8] = 0;
+  h.store_rate = 0.5;
+  h.store_ns = 2000;
+  h.preempted_store_ns = 3'000'000;
+  h.Start();
+  h.RunRound(kHa, kHk, 100'000, 5000, 45000);
+  const RoundStats& r = h.LastRound();
+  EXPECT_TRUE(h.stats.second_tier_store_measured);
+  EXPECT_NEAR(h.stats.costs.second_tier_store, 2, 0.01);
+  // L_e = 0.5 * 5 + 0.1 * 40 = 6.5, and 0.5 * 2 for the stores.
+  EXPECT_NEAR(r.measured_latency, 7.5, 0.05);
+  EXPECT_NEAR(r.simulated_latency, 7.5, 0.05);
+  EXPECT_NEAR(r.candidates[8].stores, 0, 1e-9);
+  EXPECT_NEAR(r.candidates[8].predicted_latency, 6.5, 0.05);
+  EXPECT_EQ(r.decision, "adopted") << r.reason;
+  EXPECT_EQ(r.adopted_ma_bytes, kM);
 }
 
 // A device read's time divides into the CPU, the run queue and the device;

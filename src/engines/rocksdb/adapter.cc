@@ -19,6 +19,10 @@ struct ThreadState {
   enum class Secondary { kNone, kHit, kMiss };
   Secondary secondary = Secondary::kNone;
   uint64_t secondary_start_ns = 0;
+  // Time this thread spent storing into the secondary, summed; a miss
+  // subtracts what was added since it began (store_mark).
+  uint64_t store_ns = 0;
+  uint64_t store_mark = 0;
 
   bool pending = false;  // a primary and secondary miss, not yet reported
   char key[16] = {};
@@ -49,6 +53,13 @@ Block MissBlock(const ThreadState& s, uint64_t mem_bytes) {
   const uint64_t disk = s.length - kBlockTrailer + (s.offset - offset);
   return Block{s.file_id, offset, static_cast<uint32_t>(disk),
                static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, mem_bytes))};
+}
+
+// `ns`, the time of a miss, less the stores into the secondary this
+// thread made since the miss began; at least 1 (0 means untimed).
+uint64_t StoresLeftOut(uint64_t ns) {
+  const uint64_t stored = state.store_ns - state.store_mark;
+  return std::max<uint64_t>(1, ns - std::min(ns, stored));
 }
 
 }  // namespace
@@ -83,6 +94,16 @@ void Adapter::OnSecondaryLookup(bool hit, uint64_t start_ns) {
   if (!Foreground()) return;
   state.secondary = hit ? ThreadState::Secondary::kHit : ThreadState::Secondary::kMiss;
   state.secondary_start_ns = start_ns;
+  state.store_mark = state.store_ns;
+}
+
+void Adapter::OnSecondaryStore(uint64_t ns) {
+  if (!Foreground()) return;
+  state.store_ns += ns;
+  auto mine = counts_.Mine();
+  mine.Add(&Counters::second_tier_stores, 1);
+  mine.Add(&Counters::store_ns, ns);
+  if (Controller* const controller = link_.accesses()) controller->RecordSecondTierStore(ns);
 }
 
 void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
@@ -93,9 +114,11 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
   const bool secondary_hit = found && state.secondary == ThreadState::Secondary::kHit;
   if (primary_hit) mine.Add(&Counters::hits, 1);
   // A secondary hit's time runs to here: the block's promotion into the
-  // primary, and the eviction into the secondary that makes room for it,
-  // are part of the miss as a device read's insert is part of its.
-  const uint64_t secondary_ns = secondary_hit ? SteadyNowNs() - state.secondary_start_ns : 0;
+  // primary, and the eviction that makes room for it, are part of the
+  // miss as a device read's insert is part of its; the store the eviction
+  // may cause is not (StoresLeftOut).
+  const uint64_t secondary_ns =
+      secondary_hit ? StoresLeftOut(SteadyNowNs() - state.secondary_start_ns) : 0;
   if (secondary_hit) {
     mine.Add(&Counters::reads, 1);
     mine.Add(&Counters::second_tier_hits, 1);
@@ -105,6 +128,7 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
     if (key.size() == 16) {
       state.pending = true;
       state.read_seen = false;
+      state.store_mark = state.store_ns;
       std::memcpy(state.key, key.data(), 16);
     }
     return;
@@ -145,14 +169,16 @@ void Adapter::OnInsert(std::string_view key, size_t charge) {
   key_map_.Learn(key, state.file_id, state.offset);
   const uint64_t disk = state.length - kBlockTrailer;
   LearnRatio(disk, charge);
-  const uint64_t miss_ns = SteadyNowNs() - state.start_ns;
+  const uint64_t stored_ns = state.store_ns - state.store_mark;
+  const uint64_t miss_ns = StoresLeftOut(SteadyNowNs() - state.start_ns);
   auto mine = counts_.Mine();
   mine.Add(&Counters::reads, 1);
   mine.Add(&Counters::second_tier_hits, state.second_tier_hit);
   mine.Add(&Counters::miss_ns, miss_ns);
   Controller* const controller = link_.accesses();
   if (controller == nullptr) return;
-  const std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(state.sched_start);
+  std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(state.sched_start);
+  if (sched) sched->cpu_ns -= std::min(sched->cpu_ns, stored_ns);  // stores run on a CPU
   const Block block = MissBlock(state, charge);
   controller->RecordAppAccess(block, false);
   controller->RecordRead(block, state.second_tier_hit, miss_ns, sched);
@@ -189,6 +215,8 @@ AccessCounts Adapter::Counts() const {
     c.reads += slot.reads.Load();
     c.second_tier_hits += slot.second_tier_hits.Load();
     c.miss_ns += slot.miss_ns.Load();
+    c.second_tier_stores += slot.second_tier_stores.Load();
+    c.store_ns += slot.store_ns.Load();
     c.unmapped += slot.unmapped.Load();
   });
   return c;

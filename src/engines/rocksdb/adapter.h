@@ -6,6 +6,8 @@
 //     (primary miss) secondary Lookup -> OnSecondaryLookup (hit or miss)
 //   (both missed) table file Read     -> OnRead(file, offset, n)
 //   block cache Insert(key)           -> OnInsert(key, charge)
+// and an insert into the primary that evicts a block may have the
+// secondary store it (compressed): OnSecondaryStore, on the same thread.
 // A primary hit is an application-cache hit. A secondary hit is an
 // application miss that the second tier served (engine budget). A read is
 // an application miss that went to the table file: with the kernel budget
@@ -13,7 +15,9 @@
 // (the file system wrapper reads with O_DIRECT) it is a device read. The
 // miss is reported at the Insert that follows, timed from the read to the
 // Insert's return (read, checksum, decompression, insert), and the pair
-// (key, read) teaches the CacheKeyMap the key's file and offset.
+// (key, read) teaches the CacheKeyMap the key's file and offset. A miss's
+// time leaves out the stores into the secondary made during it: they are
+// reported apart (Controller::RecordSecondTierStore).
 //
 // Background threads (RocksDB's flush and compaction pools, named
 // "rocksdb:...") report nothing: compaction reads are not the workload
@@ -44,6 +48,8 @@ struct AccessCounts {
   uint64_t reads = 0;            // misses served below the primary cache
   uint64_t second_tier_hits = 0;  // of which the second tier served
   uint64_t miss_ns = 0;          // summed time of those misses
+  uint64_t second_tier_stores = 0;  // blocks the secondary stored, compressed
+  uint64_t store_ns = 0;            // summed time of those stores
   uint64_t unmapped = 0;         // lookups whose file was not known yet
 };
 
@@ -67,9 +73,11 @@ class Adapter {
   // The secondary cache was consulted during the current lookup, from
   // `start_ns` (steady clock). A hit is timed from then to OnLookupEnd:
   // lookup, decompression, the object's creation, its insert into the
-  // primary and the eviction into the secondary that the insert causes.
+  // primary and the eviction it causes, less any store (below).
   void OnSecondaryLookup(bool hit, uint64_t start_ns);
   void OnInsert(std::string_view key, size_t charge);
+  // The secondary stored a block (not a dummy) in `ns` on this thread.
+  void OnSecondaryStore(uint64_t ns);
 
   // A foreground read of `n` bytes at `offset` of table `file_id`;
   // `second_tier_hit`: the page cache held them all (kernel budget).
@@ -92,6 +100,8 @@ class Adapter {
     Counter reads;
     Counter second_tier_hits;
     Counter miss_ns;
+    Counter second_tier_stores;
+    Counter store_ns;
     Counter unmapped;
   };
 

@@ -1,14 +1,18 @@
 #include "engines/rocksdb/observing_cache.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <rocksdb/secondary_cache.h>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "engines/rocksdb/observing_secondary_cache.h"
+#include "symbiosis/sched_times.h"
 #include "testing/rocksdb_string_values.h"
 
 namespace symbiosis::rocksdb {
@@ -84,6 +88,20 @@ class ObservingCacheTest : public ::testing::Test {
                     .ok());
   }
 
+  // Evicts a and b into the secondary twice each, b last: the secondary
+  // stores a (its second eviction) and holds a dummy for b; b is in the
+  // primary.
+  void EvictEachTwice() {
+    for (int i = 0; i < 2; ++i) {
+      Insert('a');
+      Insert('b');
+    }
+  }
+
+  static uint64_t PauseNs() {
+    return static_cast<uint64_t>(std::chrono::nanoseconds(kInsertPause).count());
+  }
+
   // Looks `c` up the way a block read does (waiting for the secondary).
   bool Lookup(char c) {
     Cache::Handle* handle =
@@ -98,23 +116,52 @@ class ObservingCacheTest : public ::testing::Test {
   std::unique_ptr<ObservingCache> cache_;
 };
 
-// A secondary hit's time is the whole miss: the block's promotion into the
-// primary evicts the other block into the secondary, and that insert's
-// pause is counted.
-TEST_F(ObservingCacheTest, ASecondaryHitIsTimedWithTheEvictionItCauses) {
-  // Each insert evicts the other block into the secondary; the compressed
-  // cache may keep only a placeholder the first time a key comes.
-  for (int i = 0; i < 2; ++i) {
-    Insert('a');
-    Insert('b');
-  }
+// A secondary hit's time is the whole miss but for the store into the
+// secondary it causes: the block's promotion into the primary evicts the
+// other block, which the secondary stores (compressed, pausing), and the
+// store is reported on its own.
+TEST_F(ObservingCacheTest, ASecondaryHitIsTimedWithoutTheStoreItCauses) {
+  EvictEachTwice();
   const AccessCounts before = adapter_.Counts();
   ASSERT_TRUE(Lookup('a')) << "a was evicted into the secondary twice";
   const AccessCounts after = adapter_.Counts();
   ASSERT_EQ(after.second_tier_hits - before.second_tier_hits, 1u) << "served by the secondary";
-  EXPECT_GE(after.miss_ns - before.miss_ns,
-            static_cast<uint64_t>(std::chrono::nanoseconds(kInsertPause).count()))
-      << "the promotion's eviction of b into the secondary paused";
+  ASSERT_EQ(after.second_tier_stores - before.second_tier_stores, 1u)
+      << "b, evicted for the second time, is stored";
+  EXPECT_GE(after.store_ns - before.store_ns, PauseNs());
+  EXPECT_LT(after.miss_ns - before.miss_ns, PauseNs()) << "the store is not part of the hit";
+}
+
+// So is a device read's: its block's insert evicts b.
+TEST_F(ObservingCacheTest, ADeviceReadIsTimedWithoutTheStoreItCauses) {
+  EvictEachTwice();
+  const AccessCounts before = adapter_.Counts();
+  ASSERT_FALSE(Lookup('c'));
+  adapter_.OnRead(/*file_id=*/1, /*offset=*/0, kValueBytes + 5, /*second_tier_hit=*/false,
+                  SteadyNowNs(), std::nullopt);
+  Insert('c');
+  const AccessCounts after = adapter_.Counts();
+  ASSERT_EQ(after.reads - before.reads, 1u);
+  ASSERT_EQ(after.second_tier_stores - before.second_tier_stores, 1u) << "b is stored";
+  EXPECT_GE(after.store_ns - before.store_ns, PauseNs());
+  EXPECT_LT(after.miss_ns - before.miss_ns, PauseNs()) << "the store is not part of the read";
+}
+
+// A thread whose perf level does not count still has its stores told from
+// dummies, and finds its perf context as it left it.
+TEST_F(ObservingCacheTest, StoresAreCountedWithPerfCountingOffAndLeaveNoTrace) {
+  const ::rocksdb::PerfLevel level = ::rocksdb::GetPerfLevel();
+  ::rocksdb::SetPerfLevel(::rocksdb::PerfLevel::kDisable);
+  ::rocksdb::get_perf_context()->Reset();
+  EvictEachTwice();
+  const uint64_t real = ::rocksdb::get_perf_context()->compressed_sec_cache_insert_real_count;
+  const uint64_t dummy = ::rocksdb::get_perf_context()->compressed_sec_cache_insert_dummy_count;
+  const ::rocksdb::PerfLevel after = ::rocksdb::GetPerfLevel();
+  ::rocksdb::SetPerfLevel(level);
+  EXPECT_EQ(after, ::rocksdb::PerfLevel::kDisable);
+  EXPECT_EQ(real, 0u);
+  EXPECT_EQ(dummy, 0u);
+  EXPECT_EQ(adapter_.Counts().second_tier_stores, 1u) << "a, at its second eviction; the first evictions left dummies";
 }
 
 TEST_F(ObservingCacheTest, APrimaryHitIsNotTimed) {

@@ -1,11 +1,53 @@
 #include "engines/rocksdb/observing_secondary_cache.h"
 
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
+
 #include <cstring>
 
 #include "symbiosis/sched_times.h"
 
 namespace symbiosis::rocksdb {
 namespace {
+
+// Whether the secondary stored a block during this object's life, from
+// the perf context's count of real inserts (see the header).
+class StoreProbe {
+ public:
+  StoreProbe()
+      : level_(::rocksdb::GetPerfLevel()),
+        raised_(level_ < ::rocksdb::PerfLevel::kEnableCount),
+        context_(::rocksdb::get_perf_context()),
+        before_(*context_) {
+    if (raised_) ::rocksdb::SetPerfLevel(::rocksdb::PerfLevel::kEnableCount);
+  }
+  ~StoreProbe() {
+    if (!raised_) return;
+    ::rocksdb::SetPerfLevel(level_);
+    context_->compressed_sec_cache_insert_real_count = before_.real;
+    context_->compressed_sec_cache_insert_dummy_count = before_.dummy;
+    context_->compressed_sec_cache_uncompressed_bytes = before_.uncompressed;
+    context_->compressed_sec_cache_compressed_bytes = before_.compressed;
+  }
+  StoreProbe(const StoreProbe&) = delete;
+  StoreProbe& operator=(const StoreProbe&) = delete;
+
+  bool Stored() const { return context_->compressed_sec_cache_insert_real_count > before_.real; }
+
+ private:
+  struct Counts {
+    explicit Counts(const ::rocksdb::PerfContext& c)
+        : real(c.compressed_sec_cache_insert_real_count),
+          dummy(c.compressed_sec_cache_insert_dummy_count),
+          uncompressed(c.compressed_sec_cache_uncompressed_bytes),
+          compressed(c.compressed_sec_cache_compressed_bytes) {}
+    uint64_t real, dummy, uncompressed, compressed;
+  };
+  const ::rocksdb::PerfLevel level_;
+  const bool raised_;
+  ::rocksdb::PerfContext* const context_;
+  const Counts before_;
+};
 
 std::string Key(uint64_t prefix, uint64_t low) {
   std::string key(16, '\0');
@@ -29,7 +71,16 @@ ObservingSecondaryCache::ObservingSecondaryCache(
     if (dropped_.count(prefix) > 0) return ::rocksdb::Status::OK();  // a deleted table's block
     keys_[prefix].insert(CacheKeyMap::Low(k));
   }
-  return target_->Insert(key, value, helper);
+  const uint64_t start = SteadyNowNs();
+  bool stored = false;
+  ::rocksdb::Status s;
+  {
+    const StoreProbe probe;
+    s = target_->Insert(key, value, helper);
+    stored = probe.Stored();
+  }
+  if (stored) adapter_->OnSecondaryStore(SteadyNowNs() - start);
+  return s;
 }
 
 std::unique_ptr<::rocksdb::SecondaryCacheResultHandle> ObservingSecondaryCache::Lookup(

@@ -1,7 +1,14 @@
 // ObservingSecondaryCache: RocksDB's compressed secondary cache, unchanged,
 // with each lookup reported to the Adapter (a hit is a second-tier hit, a
-// miss is followed by a device read), and without the entries of deleted
+// miss is followed by a device read), each store of a block (compressed,
+// not a dummy) timed and reported, and without the entries of deleted
 // table files.
+//
+// A store is told from a dummy by RocksDB's own count of real inserts in
+// the thread's perf context, which counts at its default level. A thread
+// that set a lower level has it raised for the insert, and the counters
+// the insert moved put back, so that thread's perf context reads as if
+// the wrapper were not there.
 //
 // RocksDB 7.8 never erases a deleted table's blocks from the secondary
 // cache: they would hold its capacity until they aged out, and blocks of a
