@@ -1,7 +1,7 @@
 // controller_bench: the online Controller's three targets.
 //
 //   controller_bench [--repeats N] [--accesses N] [--dists uniform,zipfian]
-//                    [--part all|cost|memory|convergence]
+//                    [--part all|cost|memory|convergence|tiers]
 //                    [--convergence-accesses N] [--seed N]
 //
 // cost         Added ns per application-cache access of
@@ -36,6 +36,16 @@
 //              and its decision, scored by RunTwoLevelStudy over the
 //              round's 9 candidate M_a (warm-up 0.5): L_e of the adopted
 //              M_a over the best candidate's.
+// tiers        The round's cost per sampled access with RocksDB's engine
+//              budget (GhostSim with rocksdb_tiers: one RocksDbCacheModel)
+//              against the LRU ghosts (GhostLru + the Linux kernel ghost),
+//              as the RocksDB grid runs them: M = 64 MiB, D = 80 MiB
+//              (M/D_u 0.8), R = 1, hotspot10 and uniform. Both ghosts
+//              begin a round over 9 candidates at M_a = 8 MiB, take
+//              --accesses untimed accesses (the warm-up), then measure
+//              candidate 4 (32 MiB); each repeat times both, in the
+//              opposite order on odd repeats. Also the time of the model's
+//              stage changes (a copy of the warm state and its Resettle).
 //
 // Exits 2 on a bad flag, 1 if a Controller was not in the state a
 // measurement needs.
@@ -87,7 +97,7 @@ struct Flags {
                "usage: controller_bench [--repeats N (1..101, default 7)]\n"
                "         [--accesses N (timed accesses per run, 100k..50M, default 4M)]\n"
                "         [--dists uniform,zipfian (workload specs for the cost part)]\n"
-               "         [--part all|cost|memory|convergence]\n"
+               "         [--part all|cost|memory|convergence|tiers]\n"
                "         [--convergence-accesses N (1M..20M, default 3M)] [--seed N]\n",
                error.c_str());
   std::exit(status);
@@ -131,8 +141,9 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (arg == "--seed") {
       f.seed = CountFlag(arg, value, 0, UINT64_MAX);
     } else if (arg == "--part") {
-      if (value != "all" && value != "cost" && value != "memory" && value != "convergence") {
-        Usage("--part must be all, cost, memory or convergence, not '" + value + "'");
+      if (value != "all" && value != "cost" && value != "memory" && value != "convergence" &&
+          value != "tiers") {
+        Usage("--part must be all, cost, memory, convergence or tiers, not '" + value + "'");
       }
       f.part = value;
     } else if (arg == "--dists") {
@@ -633,6 +644,62 @@ int ConvergencePart(const Flags& flags) {
   return 0;
 }
 
+// --- 4. RocksDB's tiers in a round ---
+
+int TiersPart(const Flags& flags) {
+  std::printf("== 4. A round's cost per sampled access: RocksDB's tiers vs the LRU ghosts ==\n");
+  const DataLayout layout = MakeLayout(80 * kMiB);
+  const uint64_t memory = 64 * kMiB;
+  const Sampler all(SamplerOptions{1.0, 32, layout.mean_disk_block_bytes()});
+  std::vector<uint64_t> candidates;
+  for (uint64_t i = 0; i <= 8; ++i) candidates.push_back(memory * i / 8);
+  constexpr size_t kCurrent = 1;   // 8 MiB, RocksDB's default
+  constexpr size_t kMeasured = 4;  // 32 MiB
+  std::printf("M = 64 MiB, D = 80 MiB (%llu blocks), R = 1, %llu accesses warm-up + %llu timed, "
+              "%llu repeats\n",
+              static_cast<unsigned long long>(layout.num_blocks()),
+              static_cast<unsigned long long>(flags.accesses),
+              static_cast<unsigned long long>(flags.accesses),
+              static_cast<unsigned long long>(flags.repeats));
+  std::printf("%-10s %14s %14s %10s %18s\n", "workload", "LRU ghosts ns", "tiers ns", "ratio",
+              "tiers stage ms");
+  for (const std::string dist : {"hotspot10", "uniform"}) {
+    const Events e = MakeEvents(layout, dist, 2 * flags.accesses, flags.seed, 0, 0, all);
+    const size_t half = e.blocks.size() / 2;
+    std::vector<double> lru, tiers, ratio, stage;
+    for (uint64_t r = 0; r < flags.repeats; ++r) {
+      double ns[2] = {0, 0};
+      for (int k = 0; k < 2; ++k) {
+        const bool model = (k == 0) == (r % 2 == 0);
+        GhostSimOptions o{memory, KernelModelKind::kLinux, 32};
+        o.rocksdb_tiers = model;
+        GhostSim sim(o, &all);
+        sim.Begin(candidates, kCurrent);
+        for (size_t i = 0; i < half; ++i) sim.Access(e.blocks[i]);
+        const Timing change = Time(1, [&] { sim.SetStage(kMeasured, true); });
+        const Timing t = Time(e.blocks.size() - half, [&] {
+          for (size_t i = half; i < e.blocks.size(); ++i) sim.Access(e.blocks[i]);
+        });
+        if (sim.StageSamples() != e.blocks.size() - half) {
+          std::fprintf(stderr, "controller_bench: the ghosts measured %llu accesses, not %zu\n",
+                       static_cast<unsigned long long>(sim.StageSamples()), e.blocks.size() - half);
+          return 1;
+        }
+        ns[model] = t.cpu_ns;
+        if (model) stage.push_back(change.cpu_ns / 1e6);
+      }
+      lru.push_back(ns[0]);
+      tiers.push_back(ns[1]);
+      ratio.push_back(ns[1] / ns[0]);
+    }
+    std::printf("%-10s %14.1f %14.1f %10.2f %18.2f\n", dist.c_str(), Median(lru), Median(tiers),
+                Median(ratio), Median(stage));
+  }
+  std::printf("(medians of the repeats; ratio: the median of the per-repeat ratios; CPU time of "
+              "the thread)\n\n");
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv);
   int status = 0;
@@ -640,6 +707,7 @@ int Main(int argc, char** argv) {
     if (flags.part == "all" || flags.part == "cost") status |= CostPart(flags);
     if (flags.part == "all" || flags.part == "memory") status |= MemoryPart(flags);
     if (flags.part == "all" || flags.part == "convergence") status |= ConvergencePart(flags);
+    if (flags.part == "all" || flags.part == "tiers") status |= TiersPart(flags);
   } catch (const InputError& e) {
     std::fprintf(stderr, "controller_bench: %s\n", e.what());
     return 2;
