@@ -24,7 +24,7 @@ class RocksDbCacheModel::PooledLru {
     uint32_t disk;
   };
 
-  // `reports_evictions`: TakeBlockEntry returns them (the primary's, which go
+  // `reports_evictions`: TakeEvicted returns them (the primary's, which go
   // to the secondary); else they leave.
   PooledLru(double high_ratio, bool reports_evictions)
       : high_ratio_(high_ratio), reports_evictions_(reports_evictions), nodes_(1) {
@@ -104,7 +104,7 @@ class RocksDbCacheModel::PooledLru {
   }
 
   // The real entries evicted since the last call; dummies go unreported.
-  std::vector<BlockEntry> TakeBlockEntry() {
+  std::vector<BlockEntry> TakeEvicted() {
     std::vector<BlockEntry> out;
     out.swap(evicted_);
     return out;
@@ -271,7 +271,7 @@ RocksDbCacheModel::Served RocksDbCacheModel::Access(const Block& block) {
 // a dummy; one found (dummy or not) is stored, compressed.
 void RocksDbCacheModel::Demote() {
   const uint64_t meta = options_.entry_metadata_bytes;
-  for (const PooledLru::BlockEntry& e : primary_->TakeBlockEntry()) {
+  for (const PooledLru::BlockEntry& e : primary_->TakeEvicted()) {
     const bool seen = secondary_->Find(e.key) != PooledLru::Found::kNone;
     if (!seen && !fast_fill_) {
       secondary_->Insert(e.key, meta, e, /*dummy=*/true, /*held=*/false);

@@ -2,27 +2,23 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/cache.h>
-#include <rocksdb/perf_context.h>
 #include <rocksdb/perf_level.h>
-#include <rocksdb/secondary_cache.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
-#include <string>
 #include <vector>
 
 #include "symbiosis/error.h"
-#include "testing/rocksdb_string_values.h"
+#include "testing/rocksdb_real_tiers.h"
 
 namespace symbiosis {
 namespace {
 
 using Served = RocksDbCacheModel::Served;
 
-// Blocks of 4 KiB in memory and 2 KiB compressed.
-constexpr uint32_t kMem = 4096;
-constexpr uint32_t kDisk = 2048;
+// Blocks of 4 KiB in memory and 2 KiB compressed, as RealTiers's.
+constexpr uint32_t kMem = testing::RealTiers::kMemBytes;
+constexpr uint32_t kDisk = testing::RealTiers::kDiskBytes;
 
 Block MakeBlock(uint64_t i) { return Block{1, i * kDisk, kDisk, kMem}; }
 
@@ -125,69 +121,20 @@ TEST(RocksDbCacheModelTest, RejectsARatioOutsideZeroToOne) {
 
 // --- Against RocksDB's own caches ---
 
-// Values are strings of kDisk bytes charged kMem in the primary: with no
-// compression the secondary stores kDisk bytes, as if it compressed 2:1.
-using ::symbiosis::testing::kStringHelper;
-
 struct Tiers {
   double primary = 0;    // hits over accesses
   double secondary = 0;  // of the misses, served by the secondary
   double stores = 0;     // blocks stored in the secondary per access
 };
 
-// RocksDB 7.8's LRUCache over its CompressedSecondaryCache, one shard
-// each, used as the table reader uses them.
-class RealTiers {
- public:
-  RealTiers(uint64_t primary_bytes, uint64_t secondary_bytes) {
-    ::rocksdb::CompressedSecondaryCacheOptions s;
-    s.capacity = secondary_bytes;
-    s.num_shard_bits = 0;
-    s.compression_type = ::rocksdb::kNoCompression;
-    ::rocksdb::LRUCacheOptions p(primary_bytes, 0, false, 0.5);
-    p.secondary_cache = ::rocksdb::NewCompressedSecondaryCache(s);
-    cache_ = ::rocksdb::NewLRUCache(p);
-  }
+using ::symbiosis::testing::RealTiers;
 
-  Served Access(uint64_t i) {
-    char key[16] = {};
-    std::memcpy(key, &i, sizeof i);
-    bool created = false;
-    const ::rocksdb::Cache::CreateCallback create = [&created](const void* buf, size_t size,
-                                                               void** out, size_t* charge) {
-      created = true;
-      *out = new std::string(static_cast<const char*>(buf), size);
-      *charge = kMem;
-      return ::rocksdb::Status::OK();
-    };
-    ::rocksdb::Cache::Handle* h = cache_->Lookup(::rocksdb::Slice(key, 16), &kStringHelper, create,
-                                                 ::rocksdb::Cache::Priority::LOW, /*wait=*/true);
-    const Served served = h == nullptr ? Served::kDevice : created ? Served::kSecondary : Served::kPrimary;
-    if (h == nullptr) {
-      EXPECT_TRUE(cache_->Insert(::rocksdb::Slice(key, 16), new std::string(kDisk, 'v'), &kStringHelper,
-                                 kMem, &h, ::rocksdb::Cache::Priority::LOW)
-                      .ok());
-    }
-    cache_->Release(h);
-    return served;
-  }
-
-  // Blocks the secondary stored (not dummies), from the thread's perf
-  // context: this thread makes every insert.
-  static uint64_t Stores() {
-    return ::rocksdb::get_perf_context()->compressed_sec_cache_insert_real_count;
-  }
-
-  // What the cache charges an entry beyond its charge.
-  static uint64_t MetadataBytes() {
-    auto cache = ::rocksdb::NewLRUCache(1 << 20, 0);
-    EXPECT_TRUE(cache->Insert("0123456789abcdef", nullptr, kMem, nullptr).ok());
-    return cache->GetUsage() - kMem;
-  }
-
- private:
-  std::shared_ptr<::rocksdb::Cache> cache_;
-};
+// What an LRUCache charges an entry beyond its charge.
+uint64_t MetadataBytes() {
+  auto cache = ::rocksdb::NewLRUCache(1 << 20, 0);
+  EXPECT_TRUE(cache->Insert("0123456789abcdef", nullptr, kMem, nullptr).ok());
+  return cache->GetUsage() - kMem;
+}
 
 template <typename Cache>
 Tiers Replay(Cache& cache, const std::vector<uint64_t>& stream) {
@@ -234,7 +181,7 @@ std::vector<uint64_t> Skewed(uint64_t blocks) {
 
 TEST(RocksDbCacheModelTest, PredictsRocksDbsOwnTiers) {
   RocksDbCacheModelOptions o;
-  o.entry_metadata_bytes = static_cast<uint32_t>(RealTiers::MetadataBytes());
+  o.entry_metadata_bytes = static_cast<uint32_t>(MetadataBytes());
   const uint64_t memory = 4096 * uint64_t{kMem};  // 16 MiB over 20,000 blocks (80 MiB)
   const std::vector<std::vector<uint64_t>> streams = {Hotspot(20'000, 2'000, 0.9),
                                                      Skewed(20'000)};

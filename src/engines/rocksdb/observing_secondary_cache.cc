@@ -72,14 +72,9 @@ ObservingSecondaryCache::ObservingSecondaryCache(
     keys_[prefix].insert(CacheKeyMap::Low(k));
   }
   const uint64_t start = SteadyNowNs();
-  bool stored = false;
-  ::rocksdb::Status s;
-  {
-    const StoreProbe probe;
-    s = target_->Insert(key, value, helper);
-    stored = probe.Stored();
-  }
-  if (stored) adapter_->OnSecondaryStore(SteadyNowNs() - start);
+  const StoreProbe probe;
+  const ::rocksdb::Status s = target_->Insert(key, value, helper);
+  if (probe.Stored()) adapter_->OnSecondaryStore(SteadyNowNs() - start);
   return s;
 }
 

@@ -1,0 +1,84 @@
+// RealTiers: RocksDB 7.8's own LRUCache (one shard, high_pri_pool_ratio
+// 0.5) above its CompressedSecondaryCache, used as the table reader uses
+// them, to hold RocksDbCacheModel against (tests, bench/rocksdb_shards.cc).
+// Blocks are numbers; each is a string of kDiskBytes, charged kMemBytes in
+// the block cache and stored uncompressed below, as if compressed 2:1.
+
+#ifndef SYMBIOSIS_TESTING_ROCKSDB_REAL_TIERS_H_
+#define SYMBIOSIS_TESTING_ROCKSDB_REAL_TIERS_H_
+
+#include <rocksdb/cache.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/secondary_cache.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "symbiosis/rocksdb_cache_model.h"
+#include "testing/rocksdb_string_values.h"
+
+namespace symbiosis::testing {
+
+class RealTiers {
+ public:
+  static constexpr uint32_t kMemBytes = 4096;
+  static constexpr uint32_t kDiskBytes = 2048;
+
+  // `secondary_shard_bits`: CompressedSecondaryCacheOptions::num_shard_bits
+  // (-1: RocksDB's default, shards of at least 512 KiB).
+  RealTiers(uint64_t primary_bytes, uint64_t secondary_bytes, int secondary_shard_bits = 0) {
+    ::rocksdb::CompressedSecondaryCacheOptions s;
+    s.capacity = secondary_bytes;
+    s.num_shard_bits = secondary_shard_bits;
+    s.compression_type = ::rocksdb::kNoCompression;
+    ::rocksdb::LRUCacheOptions p(primary_bytes, 0, false, 0.5);
+    p.secondary_cache = ::rocksdb::NewCompressedSecondaryCache(s);
+    cache_ = ::rocksdb::NewLRUCache(p);
+  }
+
+  // Reads block `i`: a lookup through both tiers, and on a miss in both,
+  // its insert into the block cache. Returns which tier served it.
+  // Throws std::runtime_error if RocksDB refuses the insert.
+  RocksDbCacheModel::Served Access(uint64_t i) {
+    using Served = RocksDbCacheModel::Served;
+    char key[16] = {};
+    std::memcpy(key, &i, sizeof i);
+    bool created = false;
+    const ::rocksdb::Cache::CreateCallback create = [&created](const void* buf, size_t size,
+                                                               void** out, size_t* charge) {
+      created = true;
+      *out = new std::string(static_cast<const char*>(buf), size);
+      *charge = kMemBytes;
+      return ::rocksdb::Status::OK();
+    };
+    ::rocksdb::Cache::Handle* h = cache_->Lookup(::rocksdb::Slice(key, 16), &kStringHelper, create,
+                                                 ::rocksdb::Cache::Priority::LOW, /*wait=*/true);
+    const Served served =
+        h == nullptr ? Served::kDevice : created ? Served::kSecondary : Served::kPrimary;
+    if (h == nullptr) {
+      const ::rocksdb::Status s =
+          cache_->Insert(::rocksdb::Slice(key, 16), new std::string(kDiskBytes, 'v'),
+                         &kStringHelper, kMemBytes, &h, ::rocksdb::Cache::Priority::LOW);
+      if (!s.ok()) throw std::runtime_error("RealTiers: insert refused: " + s.ToString());
+    }
+    cache_->Release(h);
+    return served;
+  }
+
+  // Blocks the secondary stored (not dummies), from the thread's perf
+  // context (counted at RocksDB's default level): this thread makes every
+  // insert.
+  static uint64_t Stores() {
+    return ::rocksdb::get_perf_context()->compressed_sec_cache_insert_real_count;
+  }
+
+ private:
+  std::shared_ptr<::rocksdb::Cache> cache_;
+};
+
+}  // namespace symbiosis::testing
+
+#endif  // SYMBIOSIS_TESTING_ROCKSDB_REAL_TIERS_H_
