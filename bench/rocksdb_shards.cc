@@ -9,7 +9,8 @@
 // least 512 KiB), over BLOCKS blocks of 4 KiB (2 KiB in the secondary,
 // stored uncompressed) read uniformly at random, 3M reads. Prints the hit
 // ratios of the second half: H_a, and H_k, the share of block-cache misses
-// the secondary served. RocksDbCacheModel has one shard per tier.
+// the secondary served (1 if there were none). RocksDbCacheModel has one
+// shard per tier.
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,13 +25,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: rocksdb_shards BLOCKS SHARD_BITS (e.g. 27500 -1)\n");
     return 2;
   }
-  const uint64_t blocks = std::strtoull(argv[1], nullptr, 10);
-  const int bits = std::atoi(argv[2]);
-  if (blocks == 0 || bits < -1 || bits > 10) {
-    std::fprintf(stderr, "rocksdb_shards: BLOCKS must be > 0 and SHARD_BITS in [-1, 10]\n");
+  char* blocks_end = nullptr;
+  char* bits_end = nullptr;
+  const uint64_t blocks = std::strtoull(argv[1], &blocks_end, 10);
+  const long bits = std::strtol(argv[2], &bits_end, 10);
+  if (*argv[1] == '\0' || *blocks_end != '\0' || *argv[2] == '\0' || *bits_end != '\0' ||
+      blocks == 0 || blocks > (uint64_t{1} << 32) || bits < -1 || bits > 10) {
+    std::fprintf(stderr,
+                 "rocksdb_shards: BLOCKS must be a whole number in [1, 2^32] and SHARD_BITS one "
+                 "in [-1, 10], not '%s' '%s'\n",
+                 argv[1], argv[2]);
     return 2;
   }
-  RealTiers tiers(uint64_t{8} << 20, uint64_t{56} << 20, bits);
+  RealTiers tiers(uint64_t{8} << 20, uint64_t{56} << 20, static_cast<int>(bits));
   std::mt19937_64 rng(1);
   const uint64_t reads = 3'000'000;
   uint64_t counted = 0, primary_hits = 0, secondary_hits = 0;
@@ -41,10 +48,12 @@ int main(int argc, char** argv) {
     primary_hits += served == RocksDbCacheModel::Served::kPrimary;
     secondary_hits += served == RocksDbCacheModel::Served::kSecondary;
   }
-  std::printf("blocks %llu (%.1f MiB at 2 KiB), shard bits %d: H_a %.4f H_k %.4f\n",
+  std::printf("blocks %llu (%.1f MiB at 2 KiB), shard bits %ld: H_a %.4f H_k %.4f\n",
               static_cast<unsigned long long>(blocks),
               blocks * double(RealTiers::kDiskBytes) / (1 << 20), bits,
               static_cast<double>(primary_hits) / counted,
-              static_cast<double>(secondary_hits) / (counted - primary_hits));
+              counted > primary_hits  // no block-cache miss: none the secondary missed
+                  ? static_cast<double>(secondary_hits) / (counted - primary_hits)
+                  : 1.0);
   return 0;
 }

@@ -1,0 +1,45 @@
+"""The benchmark programs under bench/ reject bad arguments in one line."""
+import subprocess
+
+import pytest
+
+from conftest import REPO
+
+NATIVE = REPO / "build" / "native"
+
+
+def _tool(name):
+    path = NATIVE / name
+    if not path.is_file():
+        pytest.skip(f"{path} is not built (./test.sh builds it)")
+    return str(path)
+
+
+@pytest.mark.parametrize("args", [[], ["100"], ["0", "-1"], ["27500x", "-1"], ["100", "11"],
+                                  ["100", "-2"], ["100", ""]])
+def test_rocksdb_shards_rejects_bad_arguments_in_one_line(args):
+    proc = subprocess.run([_tool("rocksdb_shards"), *args], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and ("BLOCKS" in lines[0] or "usage" in lines[0]), proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("blocks, h_a", [("1000", "H_a 1.0000"), ("4000", "H_a 0.4")])
+def test_rocksdb_shards_measures_data_that_fits(blocks, h_a):
+    # 4000 blocks of 4 KiB do not fit in the 8 MiB block cache; 1000 do,
+    # and then no read misses it. Either way the 56 MiB compressed cache
+    # holds them all (under 8 MiB at 2 KiB): H_k is 1.
+    proc = subprocess.run([_tool("rocksdb_shards"), blocks, "0"], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert f"blocks {blocks} " in proc.stdout and "shard bits 0:" in proc.stdout, proc.stdout
+    assert h_a in proc.stdout and "H_k 1.0000" in proc.stdout, proc.stdout
+
+
+def test_controller_bench_names_the_parts_it_has():
+    proc = subprocess.run([_tool("controller_bench"), "--part", "tier"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert "--part must be all, cost, memory, convergence or tiers, not 'tier'" in first, first
