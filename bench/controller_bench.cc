@@ -72,6 +72,7 @@
 #include "symbiosis/page_cache_model.h"
 #include "online/ghost_sim.h"
 #include "symbiosis/replay.h"
+#include "symbiosis/rocksdb_cache_model.h"
 #include "symbiosis/sampler.h"
 #include "symbiosis/two_level_study.h"
 #include "symbiosis/workload.h"
@@ -673,6 +674,9 @@ int TiersPart(const Flags& flags) {
         const bool model = (k == 0) == (r % 2 == 0);
         GhostSimOptions o{memory, KernelModelKind::kLinux, 32};
         o.rocksdb_tiers = model;
+        // The engine's shards: its caches were created at 8 and 56 MiB.
+        o.primary_shard_bits = RocksDbDefaultShardBits(candidates[kCurrent]);
+        o.secondary_shard_bits = RocksDbDefaultShardBits(memory - candidates[kCurrent]);
         GhostSim sim(o, &all);
         sim.Begin(candidates, kCurrent);
         for (size_t i = 0; i < half; ++i) sim.Access(e.blocks[i]);

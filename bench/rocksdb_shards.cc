@@ -1,25 +1,66 @@
-// rocksdb_shards: how much sharding RocksDB 7.8's compressed secondary
-// cache costs its hit ratio when the data about fits in it.
+// rocksdb_shards: how much sharding RocksDB 7.8's caches cost their hit
+// ratios when the data about fits in the compressed cache, and whether
+// RocksDbCacheModel, sharded as RocksDB shards, predicts it.
 //
 //   build/native/rocksdb_shards BLOCKS SHARD_BITS   (built with the project)
 //
-// RocksDB's own caches (testing::RealTiers): an LRUCache of 8 MiB (one
-// shard, high_pri_pool_ratio 0.5) above a CompressedSecondaryCache of
-// 56 MiB with SHARD_BITS shard bits (-1: RocksDB's default, shards of at
-// least 512 KiB), over BLOCKS blocks of 4 KiB (2 KiB in the secondary,
-// stored uncompressed) read uniformly at random, 3M reads. Prints the hit
-// ratios of the second half: H_a, and H_k, the share of block-cache misses
-// the secondary served (1 if there were none). RocksDbCacheModel has one
-// shard per tier.
+// RocksDB's own caches (testing::RealTiers): an LRUCache of 8 MiB
+// (high_pri_pool_ratio 0.5) above a CompressedSecondaryCache of 56 MiB,
+// both with SHARD_BITS shard bits (-1: RocksDB's default, shards of at
+// least 512 KiB: 16 and 64 of them here), over BLOCKS blocks of 4 KiB
+// (2 KiB in the secondary, stored uncompressed) read uniformly at random,
+// 3M reads. Then the model, given the same capacities and shard counts,
+// fed the same reads. Prints the hit ratios of the second half of each:
+// H_a, and H_k, the share of block-cache misses the secondary served (1 if
+// there were none).
 
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 
+#include "symbiosis/rocksdb_cache_model.h"
 #include "testing/rocksdb_real_tiers.h"
 
+namespace {
+
+using symbiosis::RocksDbCacheModel;
+
+struct HitRatios {
+  double primary = 0;
+  double secondary = 0;
+};
+
+template <typename Tiers>
+HitRatios Replay(Tiers& tiers, uint64_t blocks) {
+  std::mt19937_64 rng(1);
+  const uint64_t reads = 3'000'000;
+  uint64_t counted = 0, primary_hits = 0, secondary_hits = 0;
+  for (uint64_t i = 0; i < reads; ++i) {
+    const RocksDbCacheModel::Served served = tiers.Access(rng() % blocks);
+    if (i < reads / 2) continue;
+    ++counted;
+    primary_hits += served == RocksDbCacheModel::Served::kPrimary;
+    secondary_hits += served == RocksDbCacheModel::Served::kSecondary;
+  }
+  return {static_cast<double>(primary_hits) / counted,
+          counted > primary_hits  // no block-cache miss: none the secondary missed
+              ? static_cast<double>(secondary_hits) / (counted - primary_hits)
+              : 1.0};
+}
+
+struct ModelTiers {
+  explicit ModelTiers(const symbiosis::RocksDbCacheModelOptions& o) : model(o) {}
+  RocksDbCacheModel::Served Access(uint64_t i) {
+    using symbiosis::testing::RealTiers;
+    return model.Access(
+        symbiosis::Block{1, i * RealTiers::kDiskBytes, RealTiers::kDiskBytes, RealTiers::kMemBytes});
+  }
+  RocksDbCacheModel model;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using symbiosis::RocksDbCacheModel;
   using symbiosis::testing::RealTiers;
   if (argc != 3) {
     std::fprintf(stderr, "usage: rocksdb_shards BLOCKS SHARD_BITS (e.g. 27500 -1)\n");
@@ -37,23 +78,27 @@ int main(int argc, char** argv) {
                  argv[1], argv[2]);
     return 2;
   }
-  RealTiers tiers(uint64_t{8} << 20, uint64_t{56} << 20, static_cast<int>(bits));
-  std::mt19937_64 rng(1);
-  const uint64_t reads = 3'000'000;
-  uint64_t counted = 0, primary_hits = 0, secondary_hits = 0;
-  for (uint64_t i = 0; i < reads; ++i) {
-    const RocksDbCacheModel::Served served = tiers.Access(rng() % blocks);
-    if (i < reads / 2) continue;
-    ++counted;
-    primary_hits += served == RocksDbCacheModel::Served::kPrimary;
-    secondary_hits += served == RocksDbCacheModel::Served::kSecondary;
-  }
-  std::printf("blocks %llu (%.1f MiB at 2 KiB), shard bits %ld: H_a %.4f H_k %.4f\n",
-              static_cast<unsigned long long>(blocks),
-              blocks * double(RealTiers::kDiskBytes) / (1 << 20), bits,
-              static_cast<double>(primary_hits) / counted,
-              counted > primary_hits  // no block-cache miss: none the secondary missed
-                  ? static_cast<double>(secondary_hits) / (counted - primary_hits)
-                  : 1.0);
+  const uint64_t primary_bytes = uint64_t{8} << 20;
+  const uint64_t secondary_bytes = uint64_t{56} << 20;
+  RealTiers real(primary_bytes, secondary_bytes, static_cast<int>(bits), static_cast<int>(bits));
+  const HitRatios r = Replay(real, blocks);
+
+  symbiosis::RocksDbCacheModelOptions o;
+  o.primary_bytes = primary_bytes;
+  o.secondary_bytes = secondary_bytes;
+  o.entry_metadata_bytes = RealTiers::MetadataBytes();
+  o.primary_shard_bits =
+      bits >= 0 ? static_cast<int>(bits) : symbiosis::RocksDbDefaultShardBits(primary_bytes);
+  o.secondary_shard_bits =
+      bits >= 0 ? static_cast<int>(bits) : symbiosis::RocksDbDefaultShardBits(secondary_bytes);
+  ModelTiers model(o);
+  const HitRatios m = Replay(model, blocks);
+
+  std::printf(
+      "blocks %llu (%.1f MiB at 2 KiB), shard bits %ld (%d and %d): RocksDB H_a %.4f H_k %.4f; "
+      "model H_a %.4f H_k %.4f\n",
+      static_cast<unsigned long long>(blocks), blocks * double(RealTiers::kDiskBytes) / (1 << 20),
+      bits, o.primary_shard_bits, o.secondary_shard_bits, r.primary, r.secondary, m.primary,
+      m.secondary);
   return 0;
 }

@@ -193,6 +193,12 @@ struct ControllerConfig {
   // (bench/rocksdb.md section 8). REQUIRES second_tier_owned and
   // app_cache_k 0; kernel_model does not apply.
   bool rocksdb_cache_model = false;
+  // With rocksdb_cache_model: each cache's num_shard_bits as the engine
+  // created it, which the model copies. Near the edge of fitting, the
+  // compressed cache's 64 shards sent 0.3-1.9% of the block-cache misses
+  // to the device where one shard sent none (bench/rocksdb.md section 9).
+  int rocksdb_block_cache_shard_bits = 0;
+  int rocksdb_secondary_cache_shard_bits = 0;
 
   // --- Kernel ghost ---
   KernelModelKind kernel_model = KernelModelKind::kLinux;
@@ -309,6 +315,10 @@ struct ControllerStats {
   ControllerState state = ControllerState::kStable;
   uint64_t memory_bytes = 0;      // M
   double sample_rate = 0;         // R
+  // With rocksdb_cache_model, the engine's caches' shard bits that the
+  // model copies; -1 without.
+  int block_cache_shard_bits = -1;
+  int secondary_cache_shard_bits = -1;
   uint64_t app_bytes = 0;         // M_a applied now
   uint64_t target_app_bytes = 0;  // M_a being moved to
   uint64_t accesses = 0;          // application-cache accesses seen

@@ -18,11 +18,17 @@
 // once: on a skewed workload the primary holds its hot blocks better than
 // an LRU of its size would.
 //
-// Shards are not modeled: RocksDB splits each cache by key hash into
-// shards of at least 512 KiB; each shard sees a random share of the
-// stream, which changes a hit ratio little. Blocks are keyed by
-// Block::key() and charged mem_size in the primary, disk_size in the
-// secondary (the table's compression stands for the secondary's).
+// Both caches are sharded as RocksDB shards them: 2^bits shards, each an
+// LRU of ceil(capacity / 2^bits) bytes, a block going to the shard that
+// the low bits of its key's hash name, the same hash for both caches (so
+// a block-cache shard's evictions go to the secondary shards that share
+// its low bits). The shard counts are fixed when the caches are created;
+// near the edge of fitting, the fuller shards miss where one cache would
+// not (bench/rocksdb.md section 9). The model's hash is its own, not
+// RocksDB's of the engine's cache key: shard loads match in distribution,
+// not block by block. Blocks are keyed by Block::key() and charged
+// mem_size in the primary, disk_size in the secondary (the table's
+// compression stands for the secondary's).
 //
 // Not thread-safe.
 
@@ -46,13 +52,23 @@ struct RocksDbCacheModelOptions {
   // What RocksDB charges for an entry's metadata (its LRUHandle and key):
   // the charge of a dummy entry, added to every other's.
   uint32_t entry_metadata_bytes = 96;
+  // Each cache's num_shard_bits as created (RocksDbDefaultShardBits for
+  // RocksDB's default); 0, one shard.
+  int primary_shard_bits = 0;
+  int secondary_shard_bits = 0;
 };
+
+// The shard bits RocksDB 7.8 gives a cache of `capacity_bytes` created
+// with num_shard_bits -1: shards of at least 512 KiB, at most 64 of them.
+int RocksDbDefaultShardBits(uint64_t capacity_bytes);
 
 class RocksDbCacheModel {
  public:
   enum class Served { kPrimary, kSecondary, kDevice };
 
-  // REQUIRES: 0 <= options.high_pri_pool_ratio <= 1.
+  // REQUIRES: 0 <= options.high_pri_pool_ratio <= 1; shard bits in
+  // [0, kMaxShardBits].
+  static constexpr int kMaxShardBits = 19;  // RocksDB's own bound
   explicit RocksDbCacheModel(const RocksDbCacheModelOptions& options);
   ~RocksDbCacheModel();
   // A copy holds the same entries in the same order: a snapshot to run
@@ -75,10 +91,10 @@ class RocksDbCacheModel {
   void SetCapacities(uint64_t primary_bytes, uint64_t secondary_bytes);
 
   // Resizes as if the split had been this one for long, which a stage of a
-  // few hundred thousand accesses cannot wait out: the block cache's new
-  // room takes the secondary's most recently used blocks (in the engine
-  // they would come up at their next misses), and what the block cache
-  // gives up is stored below at once.
+  // few hundred thousand accesses cannot wait out: each block-cache shard's
+  // new room takes the most recently used of the secondary's blocks that
+  // belong to it (in the engine they would come up at their next misses),
+  // and what the block cache gives up is stored below at once.
   void Resettle(uint64_t primary_bytes, uint64_t secondary_bytes);
 
   // Blocks stored in the secondary so far (not dummies), each compressed
@@ -95,14 +111,15 @@ class RocksDbCacheModel {
 
  private:
   class PooledLru;
+  class ShardedLru;
   // Inserts into the secondary the real entries the primary evicted.
   void Demote();
 
   RocksDbCacheModelOptions options_;
   bool fast_fill_ = false;
   uint64_t stores_ = 0;
-  std::unique_ptr<PooledLru> primary_;
-  std::unique_ptr<PooledLru> secondary_;
+  std::unique_ptr<ShardedLru> primary_;
+  std::unique_ptr<ShardedLru> secondary_;
 };
 
 }  // namespace symbiosis

@@ -1,10 +1,12 @@
 #include "symbiosis/rocksdb_cache_model.h"
 
 #include <algorithm>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "symbiosis/error.h"
+#include "symbiosis/hash.h"
 
 namespace symbiosis {
 
@@ -13,7 +15,8 @@ namespace symbiosis {
 // whose top high_ratio of the capacity is the high-pri pool. `low_` is the
 // newest entry below the pool: new entries go after it, entries that were
 // hit go to the top, and the pool's overflow moves `low_` up. Evictions
-// take the least recently used entry, in either part.
+// take the least recently used entry, in either part. Each entry keeps the
+// tick of its last use, which orders entries across shards.
 class RocksDbCacheModel::PooledLru {
  public:
   enum class Found { kNone, kDummy, kReal };
@@ -24,10 +27,16 @@ class RocksDbCacheModel::PooledLru {
     uint32_t disk;
   };
 
-  // `reports_evictions`: TakeEvicted returns them (the primary's, which go
-  // to the secondary); else they leave.
-  PooledLru(double high_ratio, bool reports_evictions)
-      : high_ratio_(high_ratio), reports_evictions_(reports_evictions), nodes_(1) {
+  // A real entry and the tick of its last use.
+  struct UsedEntry {
+    BlockEntry block;
+    uint64_t tick;
+  };
+  // Where the methods that evict append the real entries they evict
+  // (dummies go unreported); null, nowhere.
+  using EvictedSink = std::vector<BlockEntry>*;
+
+  explicit PooledLru(double high_ratio) : high_ratio_(high_ratio), nodes_(1) {
     nodes_[0].prev = nodes_[0].next = 0;
   }
 
@@ -39,10 +48,11 @@ class RocksDbCacheModel::PooledLru {
 
   // A lookup that returns the entry, and its release: it is marked hit
   // and goes back to the top.
-  void Hit(uint64_t key) {
+  void Hit(uint64_t key, uint64_t tick) {
     const uint32_t i = index_.at(key);
     Unlink(i);
     nodes_[i].hit = true;
+    nodes_[i].tick = tick;
     Link(i);
   }
 
@@ -50,8 +60,9 @@ class RocksDbCacheModel::PooledLru {
   // entries to make room. With `held`, the caller keeps a handle: the entry
   // goes in over capacity if need be, and at its release is dropped if the
   // cache is still over (RocksDB's Release), not evicted.
-  void Insert(uint64_t key, uint64_t charge, const BlockEntry& block, bool dummy, bool held) {
-    EvictToFit(charge);
+  void Insert(uint64_t key, uint64_t charge, const BlockEntry& block, bool dummy, bool held,
+              uint64_t tick, EvictedSink evicted) {
+    EvictToFit(charge, evicted);
     if (usage_ + charge > capacity_ && !held) return;  // as if inserted and evicted at once
     const auto it = index_.find(key);
     if (it != index_.end()) Remove(it->second);  // overwritten
@@ -64,6 +75,7 @@ class RocksDbCacheModel::PooledLru {
     n.mem = block.mem;
     n.disk = block.disk;
     n.dummy = dummy;
+    n.tick = tick;
     index_[key] = i;
     usage_ += charge;
     Link(i);
@@ -71,8 +83,8 @@ class RocksDbCacheModel::PooledLru {
 
   // A charge held by a handle that is not in the cache (RocksDB's
   // standalone handle): room is made for it until it is released.
-  void Hold(uint64_t charge) {
-    EvictToFit(charge);
+  void Hold(uint64_t charge, EvictedSink evicted) {
+    EvictToFit(charge, evicted);
     usage_ += charge;
   }
   void Release(uint64_t charge) { usage_ -= charge; }
@@ -82,32 +94,17 @@ class RocksDbCacheModel::PooledLru {
     if (it != index_.end()) Remove(it->second);
   }
 
-  void SetCapacity(uint64_t bytes) {
+  void SetCapacity(uint64_t bytes, EvictedSink evicted) {
     capacity_ = bytes;
     high_capacity_ = static_cast<uint64_t>(static_cast<double>(bytes) * high_ratio_);
-    EvictToFit(0);
+    EvictToFit(0, evicted);
   }
 
-  // The real entries from the most recently used down, as long as their
-  // charges (their mem size plus `meta`) add up to at most `bytes`.
-  std::vector<BlockEntry> MostRecent(uint64_t bytes, uint64_t meta) const {
-    std::vector<BlockEntry> out;
-    uint64_t taken = 0;
-    for (uint32_t i = nodes_[0].prev; i != 0; i = nodes_[i].prev) {
+  void AppendReal(std::vector<UsedEntry>* out) const {
+    for (uint32_t i = nodes_[0].next; i != 0; i = nodes_[i].next) {
       const Node& n = nodes_[i];
-      if (n.dummy) continue;
-      if (taken + n.mem + meta > bytes) break;
-      taken += n.mem + meta;
-      out.push_back({n.key, n.mem, n.disk});
+      if (!n.dummy) out->push_back({{n.key, n.mem, n.disk}, n.tick});
     }
-    return out;
-  }
-
-  // The real entries evicted since the last call; dummies go unreported.
-  std::vector<BlockEntry> TakeEvicted() {
-    std::vector<BlockEntry> out;
-    out.swap(evicted_);
-    return out;
   }
 
   uint64_t usage() const { return usage_; }
@@ -122,6 +119,7 @@ class RocksDbCacheModel::PooledLru {
   struct Node {
     uint64_t key = 0;
     uint64_t charge = 0;
+    uint64_t tick = 0;
     uint32_t mem = 0;
     uint32_t disk = 0;
     uint32_t prev = 0;
@@ -183,17 +181,16 @@ class RocksDbCacheModel::PooledLru {
     free_.push_back(i);
   }
 
-  void EvictToFit(uint64_t charge) {
+  void EvictToFit(uint64_t charge, EvictedSink evicted) {
     while (usage_ + charge > capacity_ && nodes_[0].next != 0) {
       const uint32_t i = nodes_[0].next;
       const Node& n = nodes_[i];
-      if (reports_evictions_ && !n.dummy) evicted_.push_back({n.key, n.mem, n.disk});
+      if (evicted != nullptr && !n.dummy) evicted->push_back({n.key, n.mem, n.disk});
       Remove(i);
     }
   }
 
   double high_ratio_;
-  bool reports_evictions_;
   uint64_t capacity_ = 0;
   uint64_t high_capacity_ = 0;
   uint64_t usage_ = 0;
@@ -202,16 +199,135 @@ class RocksDbCacheModel::PooledLru {
   uint32_t low_ = 0;
   std::vector<uint32_t> free_;
   std::unordered_map<uint64_t, uint32_t> index_;
+};
+
+// A ShardedCache of PooledLru shards: 2^bits of them, each of
+// ceil(capacity / 2^bits) bytes (RocksDB's per-shard capacity), a key
+// going to the shard that its hash's low bits name. A clock ticks at every
+// use, in whichever shard, so that entries compare in recency across them.
+class RocksDbCacheModel::ShardedLru {
+ public:
+  using BlockEntry = PooledLru::BlockEntry;
+  using Found = PooledLru::Found;
+
+  // `reports_evictions`: TakeEvicted returns them (the primary's, which go
+  // to the secondary); else they leave.
+  ShardedLru(int shard_bits, double high_ratio, bool reports_evictions)
+      : mask_((uint64_t{1} << shard_bits) - 1),
+        reports_evictions_(reports_evictions),
+        shards_(size_t{1} << shard_bits, PooledLru(high_ratio)) {}
+
+  Found Find(uint64_t key) const { return shards_[ShardOf(key)].Find(key); }
+  void Hit(uint64_t key) { Shard(key).Hit(key, ++clock_); }
+  void Insert(uint64_t key, uint64_t charge, const BlockEntry& block, bool dummy, bool held) {
+    Shard(key).Insert(key, charge, block, dummy, held, ++clock_, Sink());
+  }
+  // A standalone handle of `key` is charged to its shard.
+  void Hold(uint64_t key, uint64_t charge) { Shard(key).Hold(charge, Sink()); }
+  void Release(uint64_t key, uint64_t charge) { Shard(key).Release(charge); }
+  void Erase(uint64_t key) { Shard(key).Erase(key); }
+
+  void SetCapacity(uint64_t bytes) {
+    capacity_ = bytes;
+    const uint64_t per_shard = bytes / shards_.size() + (bytes % shards_.size() != 0);
+    for (PooledLru& shard : shards_) shard.SetCapacity(per_shard, Sink());
+  }
+
+  // The real entries, the most recently used first.
+  std::vector<BlockEntry> ByRecency() const {
+    std::vector<PooledLru::UsedEntry> used;
+    for (const PooledLru& shard : shards_) shard.AppendReal(&used);
+    std::sort(used.begin(), used.end(),
+              [](const auto& a, const auto& b) { return a.tick > b.tick; });
+    std::vector<BlockEntry> out;
+    out.reserve(used.size());
+    for (const PooledLru::UsedEntry& e : used) out.push_back(e.block);
+    return out;
+  }
+
+  // Those of `newest_first` that fit in the room the shards have left, each
+  // charged its mem size plus `meta`: each shard takes its own in order
+  // until the first that does not fit.
+  std::vector<BlockEntry> Fitting(const std::vector<BlockEntry>& newest_first,
+                                  uint64_t meta) const {
+    std::vector<uint64_t> room(shards_.size());
+    for (size_t i = 0; i < shards_.size(); ++i) {
+      room[i] = shards_[i].capacity() - std::min(shards_[i].capacity(), shards_[i].usage());
+    }
+    std::vector<bool> full(shards_.size(), false);
+    size_t open = shards_.size();
+    std::vector<BlockEntry> out;
+    for (const BlockEntry& e : newest_first) {
+      if (open == 0) break;
+      const size_t i = ShardOf(e.key);
+      if (full[i]) continue;
+      if (e.mem + meta > room[i]) {
+        full[i] = true;
+        --open;
+        continue;
+      }
+      room[i] -= e.mem + meta;
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  // The real entries evicted since the last call.
+  std::vector<BlockEntry> TakeEvicted() {
+    std::vector<BlockEntry> out;
+    out.swap(evicted_);
+    return out;
+  }
+
+  uint64_t usage() const {
+    uint64_t sum = 0;
+    for (const PooledLru& shard : shards_) sum += shard.usage();
+    return sum;
+  }
+  uint64_t capacity() const { return capacity_; }
+  size_t MemoryUsage() const {
+    size_t sum = shards_.capacity() * sizeof(PooledLru);
+    for (const PooledLru& shard : shards_) sum += shard.MemoryUsage();
+    return sum;
+  }
+
+ private:
+  size_t ShardOf(uint64_t key) const { return Mix64(key ^ 0x5bd1e9955bd1e995ULL) & mask_; }
+  PooledLru& Shard(uint64_t key) { return shards_[ShardOf(key)]; }
+  PooledLru::EvictedSink Sink() { return reports_evictions_ ? &evicted_ : nullptr; }
+
+  uint64_t mask_;
+  bool reports_evictions_;
+  std::vector<PooledLru> shards_;
+  uint64_t capacity_ = 0;
+  uint64_t clock_ = 0;
   std::vector<BlockEntry> evicted_;  // TakeEvicted
 };
 
+int RocksDbDefaultShardBits(uint64_t capacity_bytes) {
+  int bits = 0;
+  for (uint64_t shards = capacity_bytes / (512 * 1024); shards >>= 1;) {
+    if (++bits >= 6) break;
+  }
+  return bits;
+}
+
 RocksDbCacheModel::RocksDbCacheModel(const RocksDbCacheModelOptions& options)
-    : options_(options),
-      primary_(std::make_unique<PooledLru>(options.high_pri_pool_ratio, true)),
-      secondary_(std::make_unique<PooledLru>(options.high_pri_pool_ratio, false)) {
+    : options_(options) {
   if (!(options.high_pri_pool_ratio >= 0 && options.high_pri_pool_ratio <= 1)) {
     throw InputError("RocksDbCacheModel: high_pri_pool_ratio must be in [0, 1]");
   }
+  for (const int bits : {options.primary_shard_bits, options.secondary_shard_bits}) {
+    if (bits < 0 || bits > kMaxShardBits) {
+      throw InputError("RocksDbCacheModel: shard bits must be in [0, " +
+                       std::to_string(kMaxShardBits) + "], not " + std::to_string(bits));
+    }
+  }
+  primary_ = std::make_unique<ShardedLru>(options.primary_shard_bits, options.high_pri_pool_ratio,
+                                          /*reports_evictions=*/true);
+  secondary_ = std::make_unique<ShardedLru>(options.secondary_shard_bits,
+                                            options.high_pri_pool_ratio,
+                                            /*reports_evictions=*/false);
   SetCapacities(options.primary_bytes, options.secondary_bytes);
 }
 
@@ -221,8 +337,8 @@ RocksDbCacheModel::RocksDbCacheModel(const RocksDbCacheModel& other)
     : options_(other.options_),
       fast_fill_(other.fast_fill_),
       stores_(other.stores_),
-      primary_(std::make_unique<PooledLru>(*other.primary_)),
-      secondary_(std::make_unique<PooledLru>(*other.secondary_)) {}
+      primary_(std::make_unique<ShardedLru>(*other.primary_)),
+      secondary_(std::make_unique<ShardedLru>(*other.secondary_)) {}
 
 RocksDbCacheModel& RocksDbCacheModel::operator=(const RocksDbCacheModel& other) {
   if (this != &other) {
@@ -259,9 +375,9 @@ RocksDbCacheModel::Served RocksDbCacheModel::Access(const Block& block) {
     primary_->Insert(key, block.mem_size + meta, self, /*dummy=*/false, /*held=*/true);
   } else {
     // The first: served standalone, charged while in use; a dummy marks it.
-    primary_->Hold(block.mem_size + meta);
+    primary_->Hold(key, block.mem_size + meta);
     primary_->Insert(key, meta, self, /*dummy=*/true, /*held=*/false);
-    primary_->Release(block.mem_size + meta);
+    primary_->Release(key, block.mem_size + meta);
   }
   Demote();
   return Served::kSecondary;
@@ -305,7 +421,7 @@ void RocksDbCacheModel::Resettle(uint64_t primary_bytes, uint64_t secondary_byte
     const uint64_t meta = options_.entry_metadata_bytes;
     primary_->SetCapacity(primary_bytes);
     const std::vector<PooledLru::BlockEntry> up =
-        secondary_->MostRecent(primary_bytes - std::min(primary_bytes, primary_->usage()), meta);
+        primary_->Fitting(secondary_->ByRecency(), meta);
     for (auto it = up.rbegin(); it != up.rend(); ++it) {  // the most recent ends on top
       // As a promotion does: a dummy stays below.
       secondary_->Erase(it->key);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "symbiosis/error.h"
@@ -113,6 +114,29 @@ TEST(RocksDbCacheModelTest, AResettledBlockCacheTakesTheSecondarysMostRecentBloc
   EXPECT_EQ(model.Access(MakeBlock(1)), Served::kSecondary);
 }
 
+TEST(RocksDbCacheModelTest, AResettledShardedBlockCacheFillsEveryShard) {
+  // 4 block-cache shards over 8 below; 2,000 blocks read twice leave the
+  // secondary holding far more than the block cache's new room.
+  RocksDbCacheModelOptions o;
+  o.primary_bytes = 4 * (kMem + o.entry_metadata_bytes);
+  o.secondary_bytes = 4000 * (kDisk + o.entry_metadata_bytes);
+  o.primary_shard_bits = 2;
+  o.secondary_shard_bits = 3;
+  RocksDbCacheModel model(o);
+  for (int round = 0; round < 2; ++round) {
+    for (uint64_t i = 0; i < 2000; ++i) model.Access(MakeBlock(i));
+  }
+  const uint64_t grown = 400 * (kMem + o.entry_metadata_bytes);
+  model.Resettle(grown, o.secondary_bytes);
+  // Each shard stops at its first block that does not fit: at most one
+  // block's room is left in each.
+  EXPECT_LE(model.primary_used(), grown);
+  EXPECT_GT(model.primary_used(), grown - 4 * (kMem + o.entry_metadata_bytes));
+  // What came up is the most recent: of the last 300 blocks read (about
+  // 75 per shard of about 100 blocks' room), every one.
+  for (uint64_t i = 1700; i < 2000; ++i) EXPECT_EQ(model.Access(MakeBlock(i)), Served::kPrimary) << i;
+}
+
 TEST(RocksDbCacheModelTest, RejectsARatioOutsideZeroToOne) {
   RocksDbCacheModelOptions o;
   o.high_pri_pool_ratio = 1.5;
@@ -128,13 +152,6 @@ struct Tiers {
 };
 
 using ::symbiosis::testing::RealTiers;
-
-// What an LRUCache charges an entry beyond its charge.
-uint64_t MetadataBytes() {
-  auto cache = ::rocksdb::NewLRUCache(1 << 20, 0);
-  EXPECT_TRUE(cache->Insert("0123456789abcdef", nullptr, kMem, nullptr).ok());
-  return cache->GetUsage() - kMem;
-}
 
 template <typename Cache>
 Tiers Replay(Cache& cache, const std::vector<uint64_t>& stream) {
@@ -179,28 +196,91 @@ std::vector<uint64_t> Skewed(uint64_t blocks) {
   return stream;
 }
 
-TEST(RocksDbCacheModelTest, PredictsRocksDbsOwnTiers) {
+// RocksDB's tiers and the model's, fed `stream`, at `memory` split at
+// each of four points, one shard each or (`sharded`) RocksDB's default
+// shards; both must hit alike, and store alike.
+void ExpectPredicts(const std::vector<uint64_t>& stream, uint64_t memory, bool sharded,
+                    double tolerance) {
   RocksDbCacheModelOptions o;
-  o.entry_metadata_bytes = static_cast<uint32_t>(MetadataBytes());
-  const uint64_t memory = 4096 * uint64_t{kMem};  // 16 MiB over 20,000 blocks (80 MiB)
-  const std::vector<std::vector<uint64_t>> streams = {Hotspot(20'000, 2'000, 0.9),
-                                                     Skewed(20'000)};
-  for (size_t s = 0; s < streams.size(); ++s) {
-    for (const uint64_t primary : {memory / 16, memory / 4, memory / 2, memory - memory / 8}) {
-      o.primary_bytes = primary;
-      o.secondary_bytes = memory - primary;
-      RealTiers real(o.primary_bytes, o.secondary_bytes);
-      ModelTiers model(o);
-      ASSERT_GE(::rocksdb::GetPerfLevel(), ::rocksdb::PerfLevel::kEnableCount)
-          << "RocksDB's default perf level counts the secondary's stores";
-      const Tiers r = Replay(real, streams[s]);
-      const Tiers m = Replay(model, streams[s]);
-      EXPECT_NEAR(m.primary, r.primary, 0.002) << "stream " << s << ", primary " << primary;
-      EXPECT_NEAR(m.secondary, r.secondary, 0.002) << "stream " << s << ", primary " << primary;
-      EXPECT_NEAR(m.stores, r.stores, 0.002) << "stream " << s << ", primary " << primary;
-      EXPECT_GT(r.stores, 0) << "stream " << s << ", primary " << primary;
-    }
+  o.entry_metadata_bytes = RealTiers::MetadataBytes();
+  for (const uint64_t primary : {memory / 16, memory / 4, memory / 2, memory - memory / 8}) {
+    o.primary_bytes = primary;
+    o.secondary_bytes = memory - primary;
+    o.primary_shard_bits = sharded ? RocksDbDefaultShardBits(o.primary_bytes) : 0;
+    o.secondary_shard_bits = sharded ? RocksDbDefaultShardBits(o.secondary_bytes) : 0;
+    RealTiers real(o.primary_bytes, o.secondary_bytes, sharded ? -1 : 0, sharded ? -1 : 0);
+    ModelTiers model(o);
+    ASSERT_GE(::rocksdb::GetPerfLevel(), ::rocksdb::PerfLevel::kEnableCount)
+        << "RocksDB's default perf level counts the secondary's stores";
+    const Tiers r = Replay(real, stream);
+    const Tiers m = Replay(model, stream);
+    const std::string where = "primary " + std::to_string(primary) + ", shard bits " +
+                              std::to_string(o.primary_shard_bits) + " and " +
+                              std::to_string(o.secondary_shard_bits);
+    EXPECT_NEAR(m.primary, r.primary, tolerance) << where;
+    EXPECT_NEAR(m.secondary, r.secondary, tolerance) << where;
+    EXPECT_NEAR(m.stores, r.stores, tolerance) << where;
+    EXPECT_GT(r.stores, 0) << where;
   }
+}
+
+TEST(RocksDbCacheModelTest, PredictsRocksDbsOwnTiers) {
+  const uint64_t memory = 4096 * uint64_t{kMem};  // 16 MiB over 20,000 blocks (80 MiB)
+  ExpectPredicts(Hotspot(20'000, 2'000, 0.9), memory, /*sharded=*/false, 0.002);
+  ExpectPredicts(Skewed(20'000), memory, /*sharded=*/false, 0.002);
+}
+
+TEST(RocksDbCacheModelTest, PredictsRocksDbsOwnShardedTiers) {
+  const uint64_t memory = 4096 * uint64_t{kMem};
+  ExpectPredicts(Hotspot(20'000, 2'000, 0.9), memory, /*sharded=*/true, 0.002);
+  ExpectPredicts(Skewed(20'000), memory, /*sharded=*/true, 0.002);
+}
+
+TEST(RocksDbCacheModelTest, ShardsMissWhereOneCacheWouldNot) {
+  // 8 MiB above 56 MiB, as an engine budget of 64 MiB starts: 16 and 64
+  // shards. 29,000 blocks (56.6 MiB at 2 KiB) read uniformly fit below but
+  // for the fuller shards.
+  std::mt19937_64 rng(9);
+  std::vector<uint64_t> stream(1'000'000);
+  for (uint64_t& b : stream) b = rng() % 29'000;
+  RocksDbCacheModelOptions o;
+  o.entry_metadata_bytes = RealTiers::MetadataBytes();
+  o.primary_bytes = uint64_t{8} << 20;
+  o.secondary_bytes = uint64_t{56} << 20;
+  ModelTiers one_shard(o);
+  o.primary_shard_bits = RocksDbDefaultShardBits(o.primary_bytes);
+  o.secondary_shard_bits = RocksDbDefaultShardBits(o.secondary_bytes);
+  ASSERT_EQ(o.primary_shard_bits, 4);
+  ASSERT_EQ(o.secondary_shard_bits, 6);
+  ModelTiers sharded(o);
+  RealTiers real(o.primary_bytes, o.secondary_bytes, -1, -1);
+  const Tiers r = Replay(real, stream);
+  const Tiers m = Replay(sharded, stream);
+  const Tiers m1 = Replay(one_shard, stream);
+  EXPECT_LT(r.secondary, 0.99) << "RocksDB's shards miss";
+  EXPECT_GT(m1.secondary, 0.999) << "one cache would not";
+  EXPECT_NEAR(m.secondary, r.secondary, 0.004);
+  EXPECT_NEAR(m.primary, r.primary, 0.002);
+  EXPECT_NEAR(m.stores, r.stores, 0.002);
+}
+
+TEST(RocksDbCacheModelTest, DefaultShardBitsAreRocksDbs) {
+  for (const uint64_t capacity : {uint64_t{0}, uint64_t{511} << 10, uint64_t{512} << 10,
+                                  uint64_t{1} << 20, (uint64_t{3} << 20) - 1, uint64_t{8} << 20,
+                                  uint64_t{56} << 20, uint64_t{1} << 30}) {
+    const std::string printed = ::rocksdb::NewLRUCache(capacity)->GetPrintableOptions();
+    const std::string expected = "num_shard_bits : " + std::to_string(RocksDbDefaultShardBits(capacity)) + "\n";
+    EXPECT_NE(printed.find(expected), std::string::npos) << capacity << ": " << printed;
+  }
+}
+
+TEST(RocksDbCacheModelTest, RejectsShardBitsRocksDbWouldNotTake) {
+  RocksDbCacheModelOptions o;
+  o.secondary_shard_bits = 20;
+  EXPECT_THROW(RocksDbCacheModel{o}, InputError);
+  o.secondary_shard_bits = 0;
+  o.primary_shard_bits = -1;
+  EXPECT_THROW(RocksDbCacheModel{o}, InputError);
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <string>
+#include <utility>
 
 #include "online/ghost_sim.h"
 #include "online/tracker.h"
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
+#include "symbiosis/rocksdb_cache_model.h"
 #include "symbiosis/sampler.h"
 #include "symbiosis/thread_counters.h"
 
@@ -115,6 +118,13 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(!c.rocksdb_cache_model || (c.second_tier_owned && c.app_cache_k == 0),
           "rocksdb_cache_model needs second_tier_owned (the engine's compressed cache) and "
           "app_cache_k 0 (RocksDB's block cache is no K-LRU)");
+  for (const auto& [bits, name] :
+       {std::pair{c.rocksdb_block_cache_shard_bits, "rocksdb_block_cache_shard_bits"},
+        std::pair{c.rocksdb_secondary_cache_shard_bits, "rocksdb_secondary_cache_shard_bits"}}) {
+    Require(bits >= 0 && bits <= RocksDbCacheModel::kMaxShardBits,
+            std::string(name) + " must be in [0, " +
+                std::to_string(RocksDbCacheModel::kMaxShardBits) + "] (RocksDB's num_shard_bits)");
+  }
   Require(c.app_cache_overhead >= 0 && c.app_cache_overhead < 1,
           "app_cache_overhead must be in [0, 1), e.g. 0.25 for LevelDB in a memory cgroup");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
@@ -184,6 +194,10 @@ std::string ToJson(const ControllerStats& s) {
   j += "\"state\": " + JsonString(ControllerStateName(s.state));
   j += ", \"memory_bytes\": " + std::to_string(s.memory_bytes);
   j += ", \"sample_rate\": " + JsonNumber(s.sample_rate);
+  if (s.block_cache_shard_bits >= 0) {
+    j += ", \"shard_bits\": {\"block_cache\": " + std::to_string(s.block_cache_shard_bits) +
+         ", \"secondary_cache\": " + std::to_string(s.secondary_cache_shard_bits) + "}";
+  }
   j += ", \"app_bytes\": " + std::to_string(s.app_bytes);
   j += ", \"target_app_bytes\": " + std::to_string(s.target_app_bytes);
   j += ", \"accesses\": " + std::to_string(s.accesses);
@@ -273,7 +287,9 @@ class Controller::Rep {
                                 config_.block_disk_bytes}),
         sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages,
                              config_.app_cache_overhead, config_.app_cache_k,
-                             config_.rocksdb_cache_model},
+                             config_.rocksdb_cache_model,
+                             config_.rocksdb_block_cache_shard_bits,
+                             config_.rocksdb_secondary_cache_shard_bits},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
     if (config_.initial_app_bytes > memory_) {
@@ -363,6 +379,10 @@ class Controller::Rep {
     s.peak_ghost_memory_bytes = peak_ghost_memory_;
     s.ignored_events = ignored_.load(std::memory_order_relaxed);
     s.sample_rate = config_.sample_rate;
+    if (config_.rocksdb_cache_model) {
+      s.block_cache_shard_bits = config_.rocksdb_block_cache_shard_bits;
+      s.secondary_cache_shard_bits = config_.rocksdb_secondary_cache_shard_bits;
+    }
     s.kernel_cache_offset_bytes = sim_.kernel_offset();
     return s;
   }

@@ -90,6 +90,12 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.second_tier_owned = true;
   c.app_cache_k = 5;
   ExpectRejected(c, "rocksdb_cache_model");
+  c.app_cache_k = 0;
+  c.rocksdb_block_cache_shard_bits = -1;
+  ExpectRejected(c, "rocksdb_block_cache_shard_bits");
+  c.rocksdb_block_cache_shard_bits = 4;
+  c.rocksdb_secondary_cache_shard_bits = 20;
+  ExpectRejected(c, "rocksdb_secondary_cache_shard_bits");
 }
 
 TEST(ControllerTest, MemoryBudgetComesFromTheCgroupWhenNotGiven) {

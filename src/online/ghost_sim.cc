@@ -7,6 +7,10 @@
 
 namespace symbiosis {
 
+int SampledShardBits(int bits, double share) {
+  return std::max(0, bits + static_cast<int>(std::lround(std::log2(share))));
+}
+
 GhostSim::GhostSim(const GhostSimOptions& options, const Sampler* sampler)
     : options_(options), sampler_(sampler) {}
 
@@ -31,6 +35,8 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
     RocksDbCacheModelOptions tiers;
     tiers.primary_bytes = Scaled(current_bytes_);
     tiers.secondary_bytes = ScaledKernelBytes(current);
+    tiers.primary_shard_bits = SampledShardBits(options_.primary_shard_bits, share_);
+    tiers.secondary_shard_bits = SampledShardBits(options_.secondary_shard_bits, share_);
     tiers_ = std::make_unique<RocksDbCacheModel>(tiers);
     tiers_->SetFastFill(true);  // until the warm-up ends: see ghost_sim.h
     return;

@@ -68,7 +68,17 @@ struct GhostSimOptions {
   // ControllerConfig::rocksdb_cache_model: both tiers are one
   // RocksDbCacheModel; app_cache_k and kernel_model do not apply.
   bool rocksdb_tiers = false;
+  // ControllerConfig::rocksdb_*_shard_bits: the engine's shard counts.
+  int primary_shard_bits = 0;
+  int secondary_shard_bits = 0;
 };
+
+// The shard bits a model of a `share` of the blocks gives a cache of
+// `bits`: each of its shards stays the size of one of the engine's and
+// sees as many blocks, rather than a sample too small to hold a few
+// (64 shards of 56 MiB sampled at R = 1/64 would hold 7 blocks of 2 KiB
+// each). At least 0.
+int SampledShardBits(int bits, double share);
 
 class GhostSim final : public RoundSimulator {
  public:

@@ -127,12 +127,16 @@ TEST(GhostSimTest, AKLruApplicationCacheIsPredictedByTheKrrGhost) {
 // RocksDB's engine budget: both tiers are one RocksDbCacheModel, warmed at
 // the engine's split (its secondary filling fast); each candidate then
 // runs from a copy of that state resettled to its split, exactly; its
-// application misses are its own stage's.
-TEST(GhostSimTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
+// application misses are its own stage's. With the engine's shards too.
+class GhostSimRocksDbTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(GhostSimRocksDbTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
   Sampler all(SamplerOptions{1.0, 32, 2053});
   const uint64_t m = 8 * kMiB;
   GhostSimOptions options{m, KernelModelKind::kLinux, 32};
   options.rocksdb_tiers = true;
+  options.primary_shard_bits = GetParam();
+  options.secondary_shard_bits = GetParam() + 1;
   GhostSim sim(options, &all);
   const std::vector<uint64_t> candidates = {0, 2 * kMiB, 4 * kMiB};
   const std::vector<uint64_t> trace = SkewedOrdinals(90'000, 6000, 4);
@@ -140,7 +144,10 @@ TEST(GhostSimTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
     return std::vector<uint64_t>(trace.begin() + i * 30'000, trace.begin() + (i + 1) * 30'000);
   };
   // The reference: the warmed model, copied and resized per candidate.
-  RocksDbCacheModel warmed(RocksDbCacheModelOptions{2 * kMiB, m - 2 * kMiB});
+  RocksDbCacheModelOptions sharded{2 * kMiB, m - 2 * kMiB};
+  sharded.primary_shard_bits = GetParam();
+  sharded.secondary_shard_bits = GetParam() + 1;
+  RocksDbCacheModel warmed(sharded);
   RocksDbCacheModel model = warmed;
   model.SetFastFill(true);  // as the round's warm-up runs it
   const auto run = [&](const std::vector<uint64_t>& ordinals, uint64_t* app, uint64_t* device) {
@@ -189,6 +196,19 @@ TEST(GhostSimTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
   EXPECT_GT(sim.MemoryUsage(), 0u);
   sim.End();
   EXPECT_FALSE(sim.active());
+}
+
+INSTANTIATE_TEST_SUITE_P(ShardBits, GhostSimRocksDbTest, ::testing::Values(0, 3));
+
+// A sampled model keeps the engine's shard size: a share of 1/4 of the
+// blocks takes 2 shard bits off.
+TEST(GhostSimTest, ASampledModelHasFewerShardsOfTheEnginesSize) {
+  EXPECT_EQ(SampledShardBits(6, 1.0), 6);
+  EXPECT_EQ(SampledShardBits(6, 1.05), 6) << "a share a little over R";
+  EXPECT_EQ(SampledShardBits(6, 0.25), 4);
+  EXPECT_EQ(SampledShardBits(6, 0.23), 4);
+  EXPECT_EQ(SampledShardBits(4, 1.0 / 64), 0);
+  EXPECT_EQ(SampledShardBits(0, 1.0 / 64), 0);
 }
 
 TEST(GhostSimTest, WarmupIsNotCountedAndTheKernelGhostShrinksWithMa) {

@@ -1,6 +1,7 @@
-// RealTiers: RocksDB 7.8's own LRUCache (one shard, high_pri_pool_ratio
-// 0.5) above its CompressedSecondaryCache, used as the table reader uses
-// them, to hold RocksDbCacheModel against (tests, bench/rocksdb_shards.cc).
+// RealTiers: RocksDB 7.8's own LRUCache (high_pri_pool_ratio 0.5) above
+// its CompressedSecondaryCache, one shard each unless told, used as the
+// table reader uses them, to hold RocksDbCacheModel against (tests,
+// bench/rocksdb_shards.cc).
 // Blocks are numbers; each is a string of kDiskBytes, charged kMemBytes in
 // the block cache and stored uncompressed below, as if compressed 2:1.
 
@@ -27,14 +28,15 @@ class RealTiers {
   static constexpr uint32_t kMemBytes = 4096;
   static constexpr uint32_t kDiskBytes = 2048;
 
-  // `secondary_shard_bits`: CompressedSecondaryCacheOptions::num_shard_bits
-  // (-1: RocksDB's default, shards of at least 512 KiB).
-  RealTiers(uint64_t primary_bytes, uint64_t secondary_bytes, int secondary_shard_bits = 0) {
+  // The shard bits: each cache's num_shard_bits (-1: RocksDB's default,
+  // shards of at least 512 KiB, at most 64).
+  RealTiers(uint64_t primary_bytes, uint64_t secondary_bytes, int primary_shard_bits = 0,
+            int secondary_shard_bits = 0) {
     ::rocksdb::CompressedSecondaryCacheOptions s;
     s.capacity = secondary_bytes;
     s.num_shard_bits = secondary_shard_bits;
     s.compression_type = ::rocksdb::kNoCompression;
-    ::rocksdb::LRUCacheOptions p(primary_bytes, 0, false, 0.5);
+    ::rocksdb::LRUCacheOptions p(primary_bytes, primary_shard_bits, false, 0.5);
     p.secondary_cache = ::rocksdb::NewCompressedSecondaryCache(s);
     cache_ = ::rocksdb::NewLRUCache(p);
   }
@@ -66,6 +68,16 @@ class RealTiers {
     }
     cache_->Release(h);
     return served;
+  }
+
+  // What an LRUCache charges an entry beyond its charge: the model's
+  // RocksDbCacheModelOptions::entry_metadata_bytes.
+  static uint32_t MetadataBytes() {
+    auto cache = ::rocksdb::NewLRUCache(1 << 20, 0);
+    if (!cache->Insert("0123456789abcdef", nullptr, kMemBytes, nullptr).ok()) {
+      throw std::runtime_error("RealTiers: insert refused");
+    }
+    return static_cast<uint32_t>(cache->GetUsage() - kMemBytes);
   }
 
   // Blocks the secondary stored (not dummies), from the thread's perf

@@ -15,6 +15,7 @@
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
 #include "symbiosis/residency.h"
+#include "symbiosis/rocksdb_cache_model.h"
 #include "symbiosis/rocksdb.h"
 
 namespace symbiosis::rocksdb {
@@ -152,6 +153,8 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
   std::unique_ptr<CacheResizer> resizer_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<PageCacheRoomMonitor> room_;
+  int primary_shard_bits_ = 0;    // num_shard_bits of the block cache
+  int secondary_shard_bits_ = 0;  // and of the compressed cache
   std::mutex mu_;
   uint32_t next_db_index_ = 0;          // guarded by mu_
   std::vector<std::string> deleted_keys_;  // guarded by mu_; for tests
@@ -167,11 +170,15 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
 ::rocksdb::Status BudgetImpl::Init() {
   const uint64_t initial_app = std::min(
       memory_, options_.adaptive ? options_.controller.initial_app_bytes : options_.static_app_bytes);
+  // RocksDB's default shard counts, fixed at creation; set here so that
+  // the controller's model of the caches can copy them.
   ::rocksdb::LRUCacheOptions lru;
   lru.capacity = initial_app;
+  lru.num_shard_bits = primary_shard_bits_ = RocksDbDefaultShardBits(lru.capacity);
   if (engine_budget()) {
     ::rocksdb::CompressedSecondaryCacheOptions secondary;
     secondary.capacity = memory_ - initial_app;
+    secondary.num_shard_bits = secondary_shard_bits_ = RocksDbDefaultShardBits(secondary.capacity);
     secondary.compression_type = options_.secondary_compression;
     // The cache is created whatever the type, and then fails every insert
     // of a codec this build lacks: refuse it here, while it can be said.
@@ -208,6 +215,8 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
   if (engine_budget()) {
     // Both tiers simulated as RocksDB runs them; no pages, no read-ahead.
     config.rocksdb_cache_model = true;
+    config.rocksdb_block_cache_shard_bits = primary_shard_bits_;
+    config.rocksdb_secondary_cache_shard_bits = secondary_shard_bits_;
     config.app_cache_overhead = 0;
     // They fill slowly: a block enters the secondary at its second
     // eviction. In hotspot10 at M/D_u 0.8 the model, filling fast, served

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/table.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -121,6 +122,19 @@ TEST_F(RocksDbTest, TheControllerSeesPlacedAccessesAndSplitsTheBudget) {
   }
   const Stats s = db->GetStats();
   EXPECT_EQ(s.controller.sample_rate, 1.0) << "a 10 MB DB is sampled whole";
+  // The model's shards are the engine's caches': RocksDB's defaults for
+  // the 8 MiB and 24 MiB they were created with.
+  EXPECT_EQ(s.controller.block_cache_shard_bits, 4);
+  EXPECT_EQ(s.controller.secondary_cache_shard_bits, 5);
+  const std::string printed = db->db()
+                                  ->GetOptions()
+                                  .table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>()
+                                  ->block_cache->GetPrintableOptions();
+  const size_t secondary = printed.find("secondary_cache:");
+  ASSERT_NE(secondary, std::string::npos) << printed;
+  EXPECT_NE(printed.substr(0, secondary).find("num_shard_bits : 4\n"), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.substr(secondary).find("num_shard_bits : 5\n"), std::string::npos) << printed;
   EXPECT_GT(s.controller.accesses, 150'000u);
   EXPECT_LT(s.unmapped_lookups, s.lookups / 100) << "hits are placed in their files";
   ASSERT_FALSE(s.controller.rounds.empty());
