@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "engines/rocksdb/entry_metadata.h"
 #include "symbiosis/rocksdb_cache_model.h"
 #include "testing/rocksdb_real_tiers.h"
 
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
   symbiosis::RocksDbCacheModelOptions o;
   o.primary_bytes = primary_bytes;
   o.secondary_bytes = secondary_bytes;
-  o.entry_metadata_bytes = RealTiers::MetadataBytes();
+  o.entry_metadata_bytes = symbiosis::rocksdb::EntryMetadataBytes();
   o.primary_shard_bits =
       bits >= 0 ? static_cast<int>(bits) : symbiosis::RocksDbDefaultShardBits(primary_bytes);
   o.secondary_shard_bits =

@@ -199,6 +199,9 @@ struct ControllerConfig {
   // to the device where one shard sent none (bench/rocksdb.md section 9).
   int rocksdb_block_cache_shard_bits = 0;
   int rocksdb_secondary_cache_shard_bits = 0;
+  // And what each cache charges an entry beyond its block (RocksDB's
+  // LRUHandle and key: 88 bytes for the engine's 16-byte keys).
+  uint32_t rocksdb_entry_metadata_bytes = 88;
 
   // --- Kernel ghost ---
   KernelModelKind kernel_model = KernelModelKind::kLinux;

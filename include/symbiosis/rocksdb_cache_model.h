@@ -51,7 +51,7 @@ struct RocksDbCacheModelOptions {
   double high_pri_pool_ratio = 0.5;
   // What RocksDB charges for an entry's metadata (its LRUHandle and key):
   // the charge of a dummy entry, added to every other's.
-  uint32_t entry_metadata_bytes = 96;
+  uint32_t entry_metadata_bytes = 88;
   // Each cache's num_shard_bits as created (RocksDbDefaultShardBits for
   // RocksDB's default); 0, one shard.
   int primary_shard_bits = 0;

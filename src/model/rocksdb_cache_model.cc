@@ -1,7 +1,9 @@
 #include "symbiosis/rocksdb_cache_model.h"
 
 #include <algorithm>
+#include <queue>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -100,8 +102,9 @@ class RocksDbCacheModel::PooledLru {
     EvictToFit(0, evicted);
   }
 
+  // Appends the real entries from the top of the list down.
   void AppendReal(std::vector<UsedEntry>* out) const {
-    for (uint32_t i = nodes_[0].next; i != 0; i = nodes_[i].next) {
+    for (uint32_t i = nodes_[0].prev; i != 0; i = nodes_[i].prev) {
       const Node& n = nodes_[i];
       if (!n.dummy) out->push_back({{n.key, n.mem, n.disk}, n.tick});
     }
@@ -233,15 +236,28 @@ class RocksDbCacheModel::ShardedLru {
     for (PooledLru& shard : shards_) shard.SetCapacity(per_shard, Sink());
   }
 
-  // The real entries, the most recently used first.
+  // The real entries, newest first: each shard's in its list's order from
+  // the top (as one cache's would be taken: the high-pri pool first), the
+  // shards merged by the tick of their next entry.
   std::vector<BlockEntry> ByRecency() const {
-    std::vector<PooledLru::UsedEntry> used;
-    for (const PooledLru& shard : shards_) shard.AppendReal(&used);
-    std::sort(used.begin(), used.end(),
-              [](const auto& a, const auto& b) { return a.tick > b.tick; });
+    std::vector<std::vector<PooledLru::UsedEntry>> lists(shards_.size());
+    using Head = std::pair<uint64_t, size_t>;  // an entry's tick, its shard
+    std::priority_queue<Head> heads;
+    size_t total = 0;
+    for (size_t i = 0; i < shards_.size(); ++i) {
+      shards_[i].AppendReal(&lists[i]);
+      total += lists[i].size();
+      if (!lists[i].empty()) heads.push({lists[i].front().tick, i});
+    }
+    std::vector<size_t> next(shards_.size(), 0);
     std::vector<BlockEntry> out;
-    out.reserve(used.size());
-    for (const PooledLru::UsedEntry& e : used) out.push_back(e.block);
+    out.reserve(total);
+    while (!heads.empty()) {
+      const size_t i = heads.top().second;
+      heads.pop();
+      out.push_back(lists[i][next[i]].block);
+      if (++next[i] < lists[i].size()) heads.push({lists[i][next[i]].tick, i});
+    }
     return out;
   }
 

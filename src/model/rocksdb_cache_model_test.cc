@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/rocksdb/entry_metadata.h"
 #include "symbiosis/error.h"
 #include "testing/rocksdb_real_tiers.h"
 
@@ -20,6 +21,9 @@ using Served = RocksDbCacheModel::Served;
 // Blocks of 4 KiB in memory and 2 KiB compressed, as RealTiers's.
 constexpr uint32_t kMem = testing::RealTiers::kMemBytes;
 constexpr uint32_t kDisk = testing::RealTiers::kDiskBytes;
+
+// The model's default charge for an entry's metadata.
+const uint32_t kMeta = RocksDbCacheModelOptions{}.entry_metadata_bytes;
 
 Block MakeBlock(uint64_t i) { return Block{1, i * kDisk, kDisk, kMem}; }
 
@@ -90,7 +94,7 @@ TEST(RocksDbCacheModelTest, AShrinkEvictsIntoTheSecondary) {
   for (int round = 0; round < 2; ++round) {
     for (uint64_t i = 0; i < 4; ++i) model.Access(MakeBlock(i));
     model.SetCapacities(0, model.secondary_capacity());  // every block evicted
-    model.SetCapacities(4 * (kMem + 96), model.secondary_capacity());
+    model.SetCapacities(4 * (kMem + kMeta), model.secondary_capacity());
   }
   EXPECT_EQ(model.primary_used(), 0u);
   for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(model.Access(MakeBlock(i)), Served::kSecondary) << i;
@@ -104,9 +108,9 @@ TEST(RocksDbCacheModelTest, AResettledBlockCacheTakesTheSecondarysMostRecentBloc
   }
   ASSERT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);
   RocksDbCacheModel resized = model;
-  resized.SetCapacities(4 * (kMem + 96), model.secondary_capacity());
+  resized.SetCapacities(4 * (kMem + kMeta), model.secondary_capacity());
   EXPECT_NE(resized.Access(MakeBlock(8)), Served::kPrimary) << "a resize alone moves nothing up";
-  model.Resettle(4 * (kMem + 96), model.secondary_capacity());
+  model.Resettle(4 * (kMem + kMeta), model.secondary_capacity());
   // The three most recent below come up: 0 (just served), 9 and 8 (the
   // primary held 9 itself until 0 evicted it).
   EXPECT_EQ(model.Access(MakeBlock(8)), Served::kPrimary);
@@ -202,7 +206,7 @@ std::vector<uint64_t> Skewed(uint64_t blocks) {
 void ExpectPredicts(const std::vector<uint64_t>& stream, uint64_t memory, bool sharded,
                     double tolerance) {
   RocksDbCacheModelOptions o;
-  o.entry_metadata_bytes = RealTiers::MetadataBytes();
+  o.entry_metadata_bytes = rocksdb::EntryMetadataBytes();
   for (const uint64_t primary : {memory / 16, memory / 4, memory / 2, memory - memory / 8}) {
     o.primary_bytes = primary;
     o.secondary_bytes = memory - primary;
@@ -244,7 +248,7 @@ TEST(RocksDbCacheModelTest, ShardsMissWhereOneCacheWouldNot) {
   std::vector<uint64_t> stream(1'000'000);
   for (uint64_t& b : stream) b = rng() % 29'000;
   RocksDbCacheModelOptions o;
-  o.entry_metadata_bytes = RealTiers::MetadataBytes();
+  o.entry_metadata_bytes = rocksdb::EntryMetadataBytes();
   o.primary_bytes = uint64_t{8} << 20;
   o.secondary_bytes = uint64_t{56} << 20;
   ModelTiers one_shard(o);

@@ -289,7 +289,8 @@ class Controller::Rep {
                              config_.app_cache_overhead, config_.app_cache_k,
                              config_.rocksdb_cache_model,
                              config_.rocksdb_block_cache_shard_bits,
-                             config_.rocksdb_secondary_cache_shard_bits},
+                             config_.rocksdb_secondary_cache_shard_bits,
+                             config_.rocksdb_entry_metadata_bytes},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
     if (config_.initial_app_bytes > memory_) {

@@ -37,6 +37,7 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
     tiers.secondary_bytes = ScaledKernelBytes(current);
     tiers.primary_shard_bits = SampledShardBits(options_.primary_shard_bits, share_);
     tiers.secondary_shard_bits = SampledShardBits(options_.secondary_shard_bits, share_);
+    tiers.entry_metadata_bytes = options_.entry_metadata_bytes;
     tiers_ = std::make_unique<RocksDbCacheModel>(tiers);
     tiers_->SetFastFill(true);  // until the warm-up ends: see ghost_sim.h
     return;

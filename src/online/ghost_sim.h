@@ -71,6 +71,8 @@ struct GhostSimOptions {
   // ControllerConfig::rocksdb_*_shard_bits: the engine's shard counts.
   int primary_shard_bits = 0;
   int secondary_shard_bits = 0;
+  // ControllerConfig::rocksdb_entry_metadata_bytes.
+  uint32_t entry_metadata_bytes = 88;
 };
 
 // The shard bits a model of a `share` of the blocks gives a cache of

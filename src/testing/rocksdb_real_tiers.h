@@ -70,16 +70,6 @@ class RealTiers {
     return served;
   }
 
-  // What an LRUCache charges an entry beyond its charge: the model's
-  // RocksDbCacheModelOptions::entry_metadata_bytes.
-  static uint32_t MetadataBytes() {
-    auto cache = ::rocksdb::NewLRUCache(1 << 20, 0);
-    if (!cache->Insert("0123456789abcdef", nullptr, kMemBytes, nullptr).ok()) {
-      throw std::runtime_error("RealTiers: insert refused");
-    }
-    return static_cast<uint32_t>(cache->GetUsage() - kMemBytes);
-  }
-
   // Blocks the secondary stored (not dummies), from the thread's perf
   // context (counted at RocksDB's default level): this thread makes every
   // insert.

@@ -9,6 +9,7 @@
 
 #include "budget/page_cache_room.h"
 #include "engines/rocksdb/adapter.h"
+#include "engines/rocksdb/entry_metadata.h"
 #include "engines/rocksdb/observing_cache.h"
 #include "engines/rocksdb/observing_secondary_cache.h"
 #include "engines/rocksdb/table_file_system.h"
@@ -217,6 +218,7 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     config.rocksdb_cache_model = true;
     config.rocksdb_block_cache_shard_bits = primary_shard_bits_;
     config.rocksdb_secondary_cache_shard_bits = secondary_shard_bits_;
+    config.rocksdb_entry_metadata_bytes = EntryMetadataBytes();
     config.app_cache_overhead = 0;
     // They fill slowly: a block enters the secondary at its second
     // eviction. In hotspot10 at M/D_u 0.8 the model, filling fast, served
