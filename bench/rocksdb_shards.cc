@@ -17,52 +17,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <vector>
 
 #include "engines/rocksdb/entry_metadata.h"
 #include "symbiosis/rocksdb_cache_model.h"
 #include "testing/rocksdb_real_tiers.h"
 
-namespace {
-
-using symbiosis::RocksDbCacheModel;
-
-struct HitRatios {
-  double primary = 0;
-  double secondary = 0;
-};
-
-template <typename Tiers>
-HitRatios Replay(Tiers& tiers, uint64_t blocks) {
-  std::mt19937_64 rng(1);
-  const uint64_t reads = 3'000'000;
-  uint64_t counted = 0, primary_hits = 0, secondary_hits = 0;
-  for (uint64_t i = 0; i < reads; ++i) {
-    const RocksDbCacheModel::Served served = tiers.Access(rng() % blocks);
-    if (i < reads / 2) continue;
-    ++counted;
-    primary_hits += served == RocksDbCacheModel::Served::kPrimary;
-    secondary_hits += served == RocksDbCacheModel::Served::kSecondary;
-  }
-  return {static_cast<double>(primary_hits) / counted,
-          counted > primary_hits  // no block-cache miss: none the secondary missed
-              ? static_cast<double>(secondary_hits) / (counted - primary_hits)
-              : 1.0};
-}
-
-struct ModelTiers {
-  explicit ModelTiers(const symbiosis::RocksDbCacheModelOptions& o) : model(o) {}
-  RocksDbCacheModel::Served Access(uint64_t i) {
-    using symbiosis::testing::RealTiers;
-    return model.Access(
-        symbiosis::Block{1, i * RealTiers::kDiskBytes, RealTiers::kDiskBytes, RealTiers::kMemBytes});
-  }
-  RocksDbCacheModel model;
-};
-
-}  // namespace
-
 int main(int argc, char** argv) {
+  using symbiosis::testing::ModelTiers;
   using symbiosis::testing::RealTiers;
+  using symbiosis::testing::ReplaySecondHalf;
+  using symbiosis::testing::TierRatios;
   if (argc != 3) {
     std::fprintf(stderr, "usage: rocksdb_shards BLOCKS SHARD_BITS (e.g. 27500 -1)\n");
     return 2;
@@ -79,10 +44,13 @@ int main(int argc, char** argv) {
                  argv[1], argv[2]);
     return 2;
   }
+  std::mt19937_64 rng(1);
+  std::vector<uint64_t> stream(3'000'000);
+  for (uint64_t& b : stream) b = rng() % blocks;
   const uint64_t primary_bytes = uint64_t{8} << 20;
   const uint64_t secondary_bytes = uint64_t{56} << 20;
   RealTiers real(primary_bytes, secondary_bytes, static_cast<int>(bits), static_cast<int>(bits));
-  const HitRatios r = Replay(real, blocks);
+  const TierRatios r = ReplaySecondHalf(real, stream);
 
   symbiosis::RocksDbCacheModelOptions o;
   o.primary_bytes = primary_bytes;
@@ -93,7 +61,7 @@ int main(int argc, char** argv) {
   o.secondary_shard_bits =
       bits >= 0 ? static_cast<int>(bits) : symbiosis::RocksDbDefaultShardBits(secondary_bytes);
   ModelTiers model(o);
-  const HitRatios m = Replay(model, blocks);
+  const TierRatios m = ReplaySecondHalf(model, stream);
 
   std::printf(
       "blocks %llu (%.1f MiB at 2 KiB), shard bits %ld (%d and %d): RocksDB H_a %.4f H_k %.4f; "

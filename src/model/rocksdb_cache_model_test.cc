@@ -25,7 +25,7 @@ constexpr uint32_t kDisk = testing::RealTiers::kDiskBytes;
 // The model's default charge for an entry's metadata.
 const uint32_t kMeta = RocksDbCacheModelOptions{}.entry_metadata_bytes;
 
-Block MakeBlock(uint64_t i) { return Block{1, i * kDisk, kDisk, kMem}; }
+Block MakeBlock(uint64_t i) { return testing::ModelTiers::BlockOf(i); }
 
 RocksDbCacheModel Model(uint64_t primary_blocks, uint64_t secondary_blocks) {
   RocksDbCacheModelOptions o;
@@ -149,36 +149,10 @@ TEST(RocksDbCacheModelTest, RejectsARatioOutsideZeroToOne) {
 
 // --- Against RocksDB's own caches ---
 
-struct Tiers {
-  double primary = 0;    // hits over accesses
-  double secondary = 0;  // of the misses, served by the secondary
-  double stores = 0;     // blocks stored in the secondary per access
-};
-
+using ::symbiosis::testing::ModelTiers;
 using ::symbiosis::testing::RealTiers;
-
-template <typename Cache>
-Tiers Replay(Cache& cache, const std::vector<uint64_t>& stream) {
-  uint64_t counted = 0, primary = 0, secondary = 0, stores_before = 0;
-  for (size_t n = 0; n < stream.size(); ++n) {
-    if (n == stream.size() / 2) stores_before = cache.Stores();
-    const Served s = cache.Access(stream[n]);
-    if (n < stream.size() / 2) continue;
-    ++counted;
-    primary += s == Served::kPrimary;
-    secondary += s == Served::kSecondary;
-  }
-  return Tiers{static_cast<double>(primary) / counted,
-               static_cast<double>(secondary) / (counted - primary),
-               static_cast<double>(cache.Stores() - stores_before) / counted};
-}
-
-struct ModelTiers {
-  explicit ModelTiers(const RocksDbCacheModelOptions& o) : model(o) {}
-  Served Access(uint64_t i) { return model.Access(MakeBlock(i)); }
-  uint64_t Stores() const { return model.stores(); }
-  RocksDbCacheModel model;
-};
+using ::symbiosis::testing::ReplaySecondHalf;
+using ::symbiosis::testing::TierRatios;
 
 // A hotspot stream (hot_share of the accesses to hot_blocks of `blocks`)
 // and a Zipf-like one (a power of a uniform draw).
@@ -216,8 +190,8 @@ void ExpectPredicts(const std::vector<uint64_t>& stream, uint64_t memory, bool s
     ModelTiers model(o);
     ASSERT_GE(::rocksdb::GetPerfLevel(), ::rocksdb::PerfLevel::kEnableCount)
         << "RocksDB's default perf level counts the secondary's stores";
-    const Tiers r = Replay(real, stream);
-    const Tiers m = Replay(model, stream);
+    const TierRatios r = ReplaySecondHalf(real, stream);
+    const TierRatios m = ReplaySecondHalf(model, stream);
     const std::string where = "primary " + std::to_string(primary) + ", shard bits " +
                               std::to_string(o.primary_shard_bits) + " and " +
                               std::to_string(o.secondary_shard_bits);
@@ -258,9 +232,9 @@ TEST(RocksDbCacheModelTest, ShardsMissWhereOneCacheWouldNot) {
   ASSERT_EQ(o.secondary_shard_bits, 6);
   ModelTiers sharded(o);
   RealTiers real(o.primary_bytes, o.secondary_bytes, -1, -1);
-  const Tiers r = Replay(real, stream);
-  const Tiers m = Replay(sharded, stream);
-  const Tiers m1 = Replay(one_shard, stream);
+  const TierRatios r = ReplaySecondHalf(real, stream);
+  const TierRatios m = ReplaySecondHalf(sharded, stream);
+  const TierRatios m1 = ReplaySecondHalf(one_shard, stream);
   EXPECT_LT(r.secondary, 0.99) << "RocksDB's shards miss";
   EXPECT_GT(m1.secondary, 0.999) << "one cache would not";
   EXPECT_NEAR(m.secondary, r.secondary, 0.004);

@@ -1,7 +1,8 @@
 // RealTiers: RocksDB 7.8's own LRUCache (high_pri_pool_ratio 0.5) above
 // its CompressedSecondaryCache, one shard each unless told, used as the
 // table reader uses them, to hold RocksDbCacheModel against (tests,
-// bench/rocksdb_shards.cc).
+// bench/rocksdb_shards.cc); ModelTiers, the model behind the same calls;
+// ReplaySecondHalf, what either serves of a stream of block numbers.
 // Blocks are numbers; each is a string of kDiskBytes, charged kMemBytes in
 // the block cache and stored uncompressed below, as if compressed 2:1.
 
@@ -17,7 +18,9 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "symbiosis/block.h"
 #include "symbiosis/rocksdb_cache_model.h"
 #include "testing/rocksdb_string_values.h"
 
@@ -80,6 +83,46 @@ class RealTiers {
  private:
   std::shared_ptr<::rocksdb::Cache> cache_;
 };
+
+// A RocksDbCacheModel fed RealTiers's blocks.
+struct ModelTiers {
+  // Block `i`, of RealTiers's sizes.
+  static Block BlockOf(uint64_t i) {
+    return Block{1, i * RealTiers::kDiskBytes, RealTiers::kDiskBytes, RealTiers::kMemBytes};
+  }
+
+  explicit ModelTiers(const RocksDbCacheModelOptions& o) : model(o) {}
+  RocksDbCacheModel::Served Access(uint64_t i) { return model.Access(BlockOf(i)); }
+  uint64_t Stores() const { return model.stores(); }
+
+  RocksDbCacheModel model;
+};
+
+struct TierRatios {
+  double primary = 0;    // hits over accesses
+  double secondary = 0;  // of the misses, served by the secondary (1 if none missed)
+  double stores = 0;     // blocks stored in the secondary per access
+};
+
+// Feeds `stream` to `tiers` (RealTiers or ModelTiers) and counts its
+// second half.
+template <typename Tiers>
+TierRatios ReplaySecondHalf(Tiers& tiers, const std::vector<uint64_t>& stream) {
+  using Served = RocksDbCacheModel::Served;
+  uint64_t counted = 0, primary = 0, secondary = 0, stores_before = 0;
+  for (size_t n = 0; n < stream.size(); ++n) {
+    if (n == stream.size() / 2) stores_before = tiers.Stores();
+    const Served s = tiers.Access(stream[n]);
+    if (n < stream.size() / 2) continue;
+    ++counted;
+    primary += s == Served::kPrimary;
+    secondary += s == Served::kSecondary;
+  }
+  return TierRatios{
+      static_cast<double>(primary) / counted,
+      counted > primary ? static_cast<double>(secondary) / (counted - primary) : 1.0,
+      static_cast<double>(tiers.Stores() - stores_before) / counted};
+}
 
 }  // namespace symbiosis::testing
 
