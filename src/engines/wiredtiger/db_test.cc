@@ -192,6 +192,38 @@ TEST_F(WiredTigerTest, PlainWiredTigerOpensWhatSymbiosisWrote) {
   EXPECT_EQ(c->close(c, nullptr), 0);
 }
 
+// The file system does what WiredTiger's own does with each call; here,
+// a new log file is extended to its full size before its first record,
+// which recovery after a kill relies on (file_system.cc, Extend). Before,
+// a log file held only what had been written to it.
+TEST_F(WiredTigerTest, LogFilesAreSizedAsByWiredTigersOwnFileSystem) {
+  const std::string config = "create,log=(enabled=true,file_max=1MB,prealloc=false)";
+  const auto log_bytes = [](const std::string& home) {
+    uint64_t bytes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(home)) {
+      if (entry.path().filename().string().rfind("WiredTigerLog.", 0) == 0) {
+        bytes += entry.file_size();
+      }
+    }
+    return bytes;
+  };
+  const std::string plain = temp_.path("plain");
+  std::filesystem::create_directories(plain);
+  WT_CONNECTION* c = nullptr;
+  ASSERT_EQ(wiredtiger_open(plain.c_str(), nullptr, config.c_str(), &c), 0);
+  const uint64_t plain_bytes = log_bytes(plain);
+  ASSERT_EQ(c->close(c, nullptr), 0);
+
+  std::filesystem::create_directories(home_);
+  Options o = StaticOptions(64 * kMiB, 32 * kMiB);
+  o.engine_config = config;
+  std::unique_ptr<Db> db;
+  const Status s = Open(o, home_, &db);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(plain_bytes, 1 * kMiB);
+  EXPECT_EQ(log_bytes(home_), plain_bytes);
+}
+
 TEST_F(WiredTigerTest, StaticCacheSizeIsApplied) {
   Fill(2'000);
   std::unique_ptr<Db> db;
