@@ -19,8 +19,9 @@ import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from symbiosis._native import InputError
 from symbiosis.units import parse_seconds
@@ -67,6 +68,10 @@ def expand_configs(text: str) -> List[str]:
         raise InputError("--configs is empty; give e.g. static-default,static-max,symbiosis")
     return unique
 
+
+# Per engine: the budgets --compare-budgets runs side by side, the second's
+# throughput over the first's.
+BENCH_BUDGETS_COMPARED = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kernel")}
 
 # The driver exits with these only after printing its one-line error (1: the
 # run failed, 2: bad input), which then is the whole report.
@@ -175,6 +180,24 @@ def pair_cpus() -> Tuple[Optional[Set[int]], Optional[Set[int]]]:
     return set(cpus[:half]), set(cpus[half:2 * half])
 
 
+@contextmanager
+def side_by_side(db: str, log: Callable[[str], None]) -> Iterator[Tuple[Tuple[str, str], tuple,
+                                                                         ThreadPoolExecutor]]:
+    """(the two copies of `db`, their CPU sets, a pool of two) for runs at
+    the same time; the copies are removed on the way out."""
+    cpu_sets = pair_cpus()
+    if cpu_sets[0] is None:
+        log("  one CPU or no taskset: the runs of a pair share the CPUs (not pinned)")
+    copies = (db + ".side-a", db + ".side-b")
+    try:
+        copy_db(db, copies, log)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            yield copies, cpu_sets, pool
+    finally:
+        for copy in copies:
+            shutil.rmtree(copy, ignore_errors=True)
+
+
 def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
               log: Callable[[str], None], repeats: int = 2, engine: str = "leveldb") -> dict:
     """Each static configuration `repeats` times at the same time as a
@@ -183,34 +206,98 @@ def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
     results as run_setup's, with each configuration's run of median
     throughput standing for it (Symbiosis's over all its runs)."""
     statics = [c for c in configs if c != "symbiosis"]
-    cpu_sets = pair_cpus()
-    if cpu_sets[0] is None:
-        log("  one CPU or no taskset: the runs of a pair share the CPUs (not pinned)")
-    copies = (db + ".side-a", db + ".side-b")
     pairs: List[dict] = []
-    try:
-        copy_db(db, copies, log)
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            for name in statics:
-                for k in range(repeats):
-                    log(f"  {name} and symbiosis, side by side"
-                        + (f" ({k + 1} of {repeats})" if repeats > 1 else "") + " ...")
-                    s, y = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
-                    static_run = pool.submit(run_config, copies[s], name, driver_args, False,
-                                             cpu_sets[s], engine)
-                    sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
-                                          show_progress, cpu_sets[y], engine)
-                    pairs.append({"static": name, "repeat": k,
-                                  "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
-                                  "static_run": static_run.result(), "symbiosis": sym_run.result()})
-    finally:
-        for copy in copies:
-            shutil.rmtree(copy, ignore_errors=True)
+    with side_by_side(db, log) as (copies, cpu_sets, pool):
+        for name in statics:
+            for k in range(repeats):
+                log(f"  {name} and symbiosis, side by side"
+                    + (f" ({k + 1} of {repeats})" if repeats > 1 else "") + " ...")
+                s, y = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
+                static_run = pool.submit(run_config, copies[s], name, driver_args, False,
+                                         cpu_sets[s], engine)
+                sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
+                                      show_progress, cpu_sets[y], engine)
+                pairs.append({"static": name, "repeat": k,
+                              "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
+                              "static_run": static_run.result(), "symbiosis": sym_run.result()})
     results: Dict[str, dict] = {}
     for name in statics:
         results[name] = _median_run([p["static_run"] for p in pairs if p["static"] == name])
     results["symbiosis"] = _median_run([p["symbiosis"] for p in pairs])
     return {"results": results, "pairs": pairs}
+
+
+# The budgets compared. Which of the engine's compressed cache and the page
+# cache serves a workload better below the same M is a question of two runs
+# of one configuration, one in each budget; run apart, they compare the
+# machine's moments more than the budgets (bench/rocksdb.md section 3). Run
+# at the same time, as run_pairs runs its pairs: two copies of the DB, one
+# CPU each, the CPUs swapped at every repeat.
+def run_budget_pairs(db: str, configs: List[str], driver_args: Dict[str, str],
+                     budgets: Tuple[str, str], show_progress: bool,
+                     log: Callable[[str], None], repeats: int = 2,
+                     engine: str = "leveldb") -> dict:
+    """Each configuration `repeats` times under both `budgets` at once.
+    Returns {results, budget_pairs}: budget_pairs one per run pair, {config,
+    repeat, cpus: {budget: cpus}, runs: {budget: run}}; results keyed
+    "<config>@<budget>", each the run of median throughput."""
+    pairs: List[dict] = []
+    with side_by_side(db, log) as (copies, cpu_sets, pool):
+        for name in configs:
+            for k in range(repeats):
+                log(f"  {name} under the {budgets[0]} and the {budgets[1]} budget, side by "
+                    f"side ({k + 1} of {repeats}) ...")
+                order = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
+                runs, cpus = {}, {}
+                for budget, side in zip(budgets, order):
+                    flags = dict(driver_args, budget=budget)
+                    runs[budget] = pool.submit(run_config, copies[side], name, flags,
+                                               show_progress and side == 0,
+                                               cpu_sets[side], engine)
+                    cpus[budget] = sorted(cpu_sets[side]) if cpu_sets[side] else None
+                pairs.append({"config": name, "repeat": k, "cpus": cpus,
+                              "runs": {b: r.result() for b, r in runs.items()}})
+    results: Dict[str, dict] = {}
+    for name in configs:
+        for budget in budgets:
+            results[f"{name}@{budget}"] = _median_run(
+                [p["runs"][budget] for p in pairs if p["config"] == name])
+    return {"results": results, "budget_pairs": pairs, "budgets": list(budgets)}
+
+
+def budget_pair_ratio(pair: dict, budgets: List[str]) -> float:
+    """The second budget's throughput over the first's, in one pair."""
+    first = pair["runs"][budgets[0]]["summary"]["throughput_ops"]
+    second = pair["runs"][budgets[1]]["summary"]["throughput_ops"]
+    return second / first if first else 0.0
+
+
+def budget_ratios(cell: dict) -> Dict[str, float]:
+    """Per configuration, the geometric mean of its pairs' ratios (second
+    budget over first; 0 if a first-budget run did no work)."""
+    by_config: Dict[str, List[float]] = {}
+    for pair in cell["budget_pairs"]:
+        by_config.setdefault(pair["config"], []).append(budget_pair_ratio(pair, cell["budgets"]))
+    return {name: _geometric_mean(rs) for name, rs in by_config.items()}
+
+
+def format_budget_pairs(cell: dict) -> str:
+    """One row per pair, then each configuration's geometric mean."""
+    a, b = cell["budgets"]
+    rows = [("config", f"{a} CPUs", f"{a} ops/s", f"{b} ops/s", f"{b}/{a}", f"M_a {a}",
+             f"M_a {b}", f"H_a,H_k {a}", f"H_a,H_k {b}")]
+    for pair in cell["budget_pairs"]:
+        x, y = pair["runs"][a]["summary"], pair["runs"][b]["summary"]
+        cpus = ",".join(map(str, pair["cpus"][a])) if pair["cpus"][a] else "-"
+        rows.append((pair["config"], cpus, f"{x['throughput_ops']:.0f}",
+                     f"{y['throughput_ops']:.0f}", f"{budget_pair_ratio(pair, [a, b]):.2f}x",
+                     f"{x['final_ma_bytes'] / MIB:.0f} MiB", f"{y['final_ma_bytes'] / MIB:.0f} MiB",
+                     f"{x['hit_app']:.2f},{x['hit_kernel']:.2f}",
+                     f"{y['hit_app']:.2f},{y['hit_kernel']:.2f}"))
+    lines = _aligned(rows)
+    lines.append(f"geometric mean of {b}/{a} per configuration: " + ", ".join(
+        f"{name} {r:.3f}x" for name, r in budget_ratios(cell).items()))
+    return "\n".join(lines)
 
 
 def _median_run(runs: List[dict]) -> dict:
@@ -230,8 +317,14 @@ def pair_ratios(cell: dict) -> Dict[str, float]:
     by_static: Dict[str, List[float]] = {}
     for pair in cell["pairs"]:
         by_static.setdefault(pair["static"], []).append(pair_ratio(pair))
-    return {name: (math.exp(sum(math.log(r) for r in rs) / len(rs)) if min(rs) > 0 else 0.0)
-            for name, rs in by_static.items()}
+    return {name: _geometric_mean(rs) for name, rs in by_static.items()}
+
+
+def _geometric_mean(ratios: List[float]) -> float:
+    """0 if any ratio is 0 (a run that did no work)."""
+    if min(ratios) <= 0:
+        return 0.0
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
 
 
 def format_pairs(cell: dict) -> str:
@@ -338,6 +431,24 @@ def format_verdicts(verdicts: List[dict]) -> str:
     return "\n".join(lines)
 
 
+def compared_budgets(args) -> Optional[Tuple[str, str]]:
+    """The two budgets --compare-budgets runs, or None without it."""
+    if not getattr(args, "compare_budgets", False):
+        return None
+    if args.side_by_side:
+        raise InputError("--compare-budgets already runs its pairs side by side; drop "
+                         "--side-by-side")
+    budgets = BENCH_BUDGETS_COMPARED.get(args.engine)
+    if budgets is None:
+        raise InputError(f"--compare-budgets: {args.engine} has one budget only; drop "
+                         "--compare-budgets")
+    if getattr(args, "allow_fallback", False):
+        raise InputError("--compare-budgets with --allow-fallback could compare a budget with "
+                         "itself; drop --allow-fallback (the kernel budget needs a memory "
+                         "cgroup: run as root or in a delegated cgroup)")
+    return budgets
+
+
 def cmd_bench(args) -> int:
     """`symbiosis bench <engine>`."""
     engine = args.engine
@@ -347,9 +458,10 @@ def cmd_bench(args) -> int:
     if args.side_by_side and ("symbiosis" not in configs or len(configs) < 2):
         raise InputError("--side-by-side runs Symbiosis beside each static configuration; "
                          "give --configs symbiosis and at least one static-...")
-    if args.repeats is not None and not args.side_by_side:
-        raise InputError("--repeats counts the pairs of --side-by-side; add --side-by-side "
-                         "or drop --repeats")
+    budgets = compared_budgets(args)
+    if args.repeats is not None and not (args.side_by_side or budgets):
+        raise InputError("--repeats counts the pairs of --side-by-side or --compare-budgets; "
+                         "add one of them or drop --repeats")
     repeats = args.repeats or 2
     memory = int(args.memory * args.scale)
     workloads = [w for w in args.workloads.split(",") if w] if args.workloads else [args.workload]
@@ -378,16 +490,21 @@ def cmd_bench(args) -> int:
             else:
                 one["workload"] = workload
             log(f"{phases or workload}: D_u = {data // MIB} MiB, M = {memory // MIB} MiB "
-                f"({args.budget} budget)")
+                + (f"(the {budgets[0]} and {budgets[1]} budgets)" if budgets
+                   else f"({args.budget} budget)"))
             cell = {"workload": phases or workload, "data_bytes": data, "ratio": memory / data}
-            if args.side_by_side:
+            if budgets:
+                cell.update(run_budget_pairs(db, configs, one, budgets, show_progress, log,
+                                             repeats, engine))
+            elif args.side_by_side:
                 cell.update(run_pairs(db, configs, one, show_progress, log, repeats, engine))
             else:
                 cell["results"] = run_setup(db, configs, one, show_progress, log, engine)
             cells.append(cell)
             if not args.quiet:
                 print(f"\n{phases or workload}, M/D_u = {memory / data:.2f}")
-                print(format_pairs(cell) if args.side_by_side else format_table(cell["results"]))
+                print(format_budget_pairs(cell) if budgets else
+                      format_pairs(cell) if args.side_by_side else format_table(cell["results"]))
     output = make_output(cells, memory, args)
     verdicts = grid_verdicts(cells)
     if verdicts:
@@ -401,7 +518,9 @@ def cmd_bench(args) -> int:
             json.dump(output, f, indent=1)
     if args.plot:
         from symbiosis import plots
-        if len(cells) == 1:
+        if budgets:
+            plots.plot_bench_budgets(output, args.plot)
+        elif len(cells) == 1:
             plots.plot_bench_timeline(output, args.plot)
         elif args.side_by_side:
             plots.plot_bench_pairs(output, args.plot)
@@ -480,9 +599,23 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                            "symbiosis": configs_of({"results": {"symbiosis": p["symbiosis"]}})[0]}
                           for p in c["pairs"] if p["static"] == name]}
                 for name, ratio in ratios.items()]
+        if "budget_pairs" in c:
+            a, b = c["budgets"]
+            ratios = budget_ratios(c)
+            out["budgets"] = c["budgets"]
+            out["budget_pairs"] = [
+                {"config": name, "ratio": ratio,
+                 "runs": [{"repeat": p["repeat"], "cpus": p["cpus"],
+                           "ratio": budget_pair_ratio(p, c["budgets"]),
+                           a: configs_of({"results": {name: p["runs"][a]}})[0],
+                           b: configs_of({"results": {name: p["runs"][b]}})[0]}
+                          for p in c["budget_pairs"] if p["config"] == name]}
+                for name, ratio in ratios.items()]
         return out
-    return {"engine": args.engine, "memory_bytes": memory, "budget": args.budget,
+    budgets = compared_budgets(args)
+    return {"engine": args.engine, "memory_bytes": memory,
+            "budget": list(budgets) if budgets else args.budget,
             "side_by_side": bool(args.side_by_side),
-            "repeats": (args.repeats or 2) if args.side_by_side else 1,
+            "repeats": (args.repeats or 2) if args.side_by_side or budgets else 1,
             "configs": configs_of(cells[0]),
             "cells": [cell_of(c) for c in cells]}

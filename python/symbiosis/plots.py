@@ -200,8 +200,9 @@ def _workload_panels(result: dict):
     """One panel per workload in a row, sharing the y axis: (fig, axes,
     [(ax, workload, its cells in order of M/D_u)])."""
     workloads = list(dict.fromkeys(c["workload"] for c in result["cells"]))
-    fig, axes = plt.subplots(1, len(workloads), figsize=(3.2 * len(workloads), 3.6), squeeze=False,
-                             sharey=True)
+    # At least 6.4 inches wide: a single panel's two-line title fits.
+    fig, axes = plt.subplots(1, len(workloads), figsize=(max(6.4, 3.2 * len(workloads)), 3.6),
+                             squeeze=False, sharey=True)
     panels = [(ax, w, sorted((c for c in result["cells"] if c["workload"] == w),
                              key=lambda c: c["ratio"])) for ax, w in zip(axes[0], workloads)]
     return fig, axes, panels
@@ -237,6 +238,50 @@ def plot_bench_grid(result: dict, path: str) -> None:
     plt.close(fig)
 
 
+def _ratio_panel(ax, workload: str) -> None:
+    """A panel of throughput ratios against M/D_u: log scale, 1 marked."""
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(ticker.FormatStrFormatter("%g"))
+    ax.set_title(workload, fontsize=9)
+    ax.set_xlabel("M / D_u")
+
+
+def plot_bench_budgets(result: dict, path: str) -> None:
+    """The budgets compared: one panel per workload, each configuration's
+    throughput under the second budget over the first's, measured in the
+    same pair, against M/D_u; above 1 the second budget served better. A
+    ratio is the geometric mean of the pairs, and a bar spans the single
+    pairs."""
+    a, b = result["budget"]
+    fig, axes, panels = _workload_panels(result)
+    names = list(dict.fromkeys(p["config"] for c in result["cells"] for p in c["budget_pairs"]))
+    for ax, workload, cells in panels:
+        xs = [c["ratio"] for c in cells]
+        for i, name in enumerate(names):
+            points = [(x, p) for x, c in zip(xs, cells) for p in c["budget_pairs"]
+                      if p["config"] == name]
+            style = {"lw": 2.2, "color": "C3"} if name == "symbiosis" else {"lw": 1, "color": f"C{i}"}
+            ax.plot([x for x, _ in points], [p["ratio"] for _, p in points], marker="o", ms=4,
+                    label=name, **style)
+            for x, p in points:
+                singles = [run["ratio"] for run in p["runs"]]
+                if len(singles) > 1:
+                    ax.vlines(x, min(singles), max(singles), color=style["color"], lw=1,
+                              alpha=0.6)
+        _ratio_panel(ax, workload)
+    axes[0][0].set_ylabel(f"throughput, {b} budget / {a} budget\n(run side by side)")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(f"{_engine_title(result)}, M={format_bytes(result['memory_bytes'])}: the "
+                 f"{a} and {b} budgets\neach configuration in both at once, "
+                 f"{result.get('repeats', 1)} pairs, CPUs swapped (geometric mean; bar: pairs)",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def plot_bench_pairs(result: dict, path: str) -> None:
     """A side-by-side grid: one panel per workload, Symbiosis's throughput
     over each static configuration's measured in the same pair, against
@@ -258,13 +303,8 @@ def plot_bench_pairs(result: dict, path: str) -> None:
                             ("static-max", {"marker": "^", "ms": 4, "lw": 1})):
             if all(name in r for r in ratios):
                 ax.plot(xs, [r[name] for r in ratios], label=f"vs {name}", **style)
-        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
         ax.axhline(0.95, color="grey", lw=0.8, ls=":")
-        ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
-        ax.yaxis.set_minor_formatter(ticker.FormatStrFormatter("%g"))
-        ax.set_title(workload, fontsize=9)
-        ax.set_xlabel("M / D_u")
+        _ratio_panel(ax, workload)
     axes[0][0].set_ylabel("Symbiosis / static throughput\n(run side by side)")
     axes[0][-1].legend(fontsize=7)
     repeats = result.get("repeats", 1)
