@@ -538,7 +538,8 @@ def run_flags(args, memory: int) -> Dict[str, str]:
         "memory": str(memory), "threads": str(args.threads), "interval": args.interval,
         "warmup": args.warmup, "budget": args.budget,
         "device-latency": getattr(args, "device_latency", "0us"),
-        "overwrite": str(args.overwrite), "seed": str(args.seed)}
+        "overwrite": str(args.overwrite), "seed": str(args.seed),
+        "reserve": str(args.reserve)}
     phases_counted = bool(args.phases) and all(
         "*" in part for part in args.phases.split(";") if part.strip())
     if args.ops:

@@ -719,6 +719,10 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                         "swapping CPUs every time; its ratio is their geometric mean. Keep it "
                         "even: the CPUs are not alike (one takes the disk's interrupts) "
                         "(default: 2)")
+    p.add_argument("--reserve", type=_bytes("--reserve"), default=32 << 20,
+                   help="kernel budget: the cgroup holds M + this, for the engine's memory "
+                        "outside its caches (heap, memtables, index blocks); what that leaves "
+                        "unused, the page cache gets beside M - M_a (default: 32MiB)")
     p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where loaded DBs are kept (default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")

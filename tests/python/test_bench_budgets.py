@@ -19,6 +19,7 @@ def compared(tmp_path_factory):
     out, plot = folder / "out.json", folder / "out.png"
     proc = run_cli("bench", "rocksdb", *SMALL, "--db-dir", str(folder / "dbs"),
                    "--configs", "static-default,symbiosis", "--compare-budgets",
+                   "--reserve", "40MiB",
                    "--json", str(out), "--plot", str(plot), check=False)
     if proc.returncode != 0 and "cgroup" in proc.stderr:
         pytest.skip(f"no memory cgroup could be made here: {proc.stderr.strip()[:200]}")
@@ -38,6 +39,7 @@ def test_each_configuration_runs_in_both_budgets_at_once_on_swapped_cpus(compare
         for run in runs:
             for budget in ("engine", "kernel"):
                 assert run[budget]["summary"]["budget"] == budget
+                assert run[budget]["summary"]["reserve_bytes"] == 40 << 20
                 assert run[budget]["throughput_ops"] > 0 and run[budget]["timeline"]
             assert run["ratio"] == pytest.approx(
                 run["kernel"]["throughput_ops"] / run["engine"]["throughput_ops"])
