@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from symbiosis._native import InputError
+from symbiosis.cli import BENCH_BUDGETS
 from symbiosis.units import parse_seconds
 
 MIB = 1 << 20
@@ -68,10 +69,6 @@ def expand_configs(text: str) -> List[str]:
         raise InputError("--configs is empty; give e.g. static-default,static-max,symbiosis")
     return unique
 
-
-# Per engine: the budgets --compare-budgets runs side by side, the second's
-# throughput over the first's.
-BENCH_BUDGETS_COMPARED = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kernel")}
 
 # The driver exits with these only after printing its one-line error (1: the
 # run failed, 2: bad input), which then is the whole report.
@@ -432,21 +429,20 @@ def format_verdicts(verdicts: List[dict]) -> str:
 
 
 def compared_budgets(args) -> Optional[Tuple[str, str]]:
-    """The two budgets --compare-budgets runs, or None without it."""
+    """The two budgets --compare-budgets runs (the engine's two; the flag
+    exists only for engines with two), the second's throughput over the
+    first's; None without it."""
     if not getattr(args, "compare_budgets", False):
         return None
     if args.side_by_side:
         raise InputError("--compare-budgets already runs its pairs side by side; drop "
                          "--side-by-side")
-    budgets = BENCH_BUDGETS_COMPARED.get(args.engine)
-    if budgets is None:
-        raise InputError(f"--compare-budgets: {args.engine} has one budget only; drop "
-                         "--compare-budgets")
     if getattr(args, "allow_fallback", False):
         raise InputError("--compare-budgets with --allow-fallback could compare a budget with "
                          "itself; drop --allow-fallback (the kernel budget needs a memory "
                          "cgroup: run as root or in a delegated cgroup)")
-    return budgets
+    first, second = BENCH_BUDGETS[args.engine]
+    return first, second
 
 
 def cmd_bench(args) -> int:
@@ -613,7 +609,7 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                           for p in c["budget_pairs"] if p["config"] == name]}
                 for name, ratio in ratios.items()]
         return out
-    budgets = compared_budgets(args)
+    budgets = cells[0].get("budgets")
     return {"engine": args.engine, "memory_bytes": memory,
             "budget": list(budgets) if budgets else args.budget,
             "side_by_side": bool(args.side_by_side),

@@ -704,8 +704,8 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                    help="run each static configuration at the same time as a Symbiosis run, "
                         "on two copies of the DB, one CPU each, and compare within each pair: "
                         "on a shared machine the way to see a 5%% difference")
-    if engine in ("leveldb", "rocksdb"):
-        first, second = ("kernel", "emulated") if engine == "leveldb" else ("engine", "kernel")
+    if len(budgets) == 2:
+        first, second = budgets
         p.add_argument("--compare-budgets", action="store_true",
                        help=f"run each configuration under the {first} and the {second} "
                             "budget at the same time, on two copies of the DB, one CPU each, "
@@ -714,9 +714,8 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                             "serves this workload better below the same M (--budget is "
                             "then not used)")
     p.add_argument("--repeats", type=_positive_int("--repeats", 64), default=None,
-                   help="--side-by-side or --compare-budgets: pairs per configuration, "
-                        "the two runs "
-                        "swapping CPUs every time; its ratio is their geometric mean. Keep it "
+                   help="--side-by-side or --compare-budgets: pairs per configuration, the "
+                        "two runs swapping CPUs every time; its ratio is their geometric mean. Keep it "
                         "even: the CPUs are not alike (one takes the disk's interrupts) "
                         "(default: 2)")
     p.add_argument("--reserve", type=_bytes("--reserve"), default=32 << 20,

@@ -72,7 +72,7 @@ struct GhostSimOptions {
   int primary_shard_bits = 0;
   int secondary_shard_bits = 0;
   // ControllerConfig::rocksdb_entry_metadata_bytes.
-  uint32_t entry_metadata_bytes = 88;
+  uint32_t entry_metadata_bytes = RocksDbCacheModelOptions{}.entry_metadata_bytes;
 };
 
 // The shard bits a model of a `share` of the blocks gives a cache of
