@@ -54,6 +54,7 @@ def test_json_has_the_shared_schema_and_the_second_tier_serves(small_run):
     (["--budget", "emulated"], "--budget"),
     (["--memory", "8MiB"], "below the minimum"),
     (["--configs", "static-9"], "is not a configuration"),
+    (["--reserve", "12x"], "--reserve: '12x' is not a size"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "rocksdb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
