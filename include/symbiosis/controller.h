@@ -213,7 +213,9 @@ struct ControllerConfig {
   // ghost. Without it, the Controller adopts the largest M_a at which the
   // ghost still holds all the data, and the real page cache, a few MiB
   // smaller, does not (the page-cache cliff). 0 where the engine owns the
-  // second tier or the page cache is emulated at exactly M - M_a. In [0, 1).
+  // second tier or the page cache is emulated at exactly M - M_a. Negative
+  // where the cache takes less than its capacity as it grows: WiredTiger
+  // keeps 80-95% of cache_size filled. In (-1, 1).
   double app_cache_overhead = 0;
 
   // --- Miss costs (microseconds) ---
@@ -395,6 +397,11 @@ class Controller {
   // wait.
   void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns = 0,
                   std::optional<SchedTimes> sched = std::nullopt);
+  // A read as above whose block the engine did not name (RocksDB's
+  // compressed-cache hits outside a round): counted and timed, not
+  // simulated. The same rule as RecordAppAccessUnidentified's applies.
+  void RecordReadUnidentified(bool kernel_hit, uint64_t service_ns = 0,
+                              std::optional<SchedTimes> sched = std::nullopt);
 
   // The second tier stored a block (RocksDB's compressed cache compressed
   // one the block cache evicted) in `service_ns` on a request's thread.

@@ -78,6 +78,17 @@ def _fraction(what: str, low_open: bool, high_open: bool) -> Callable[[str], flo
     return parse
 
 
+def _overhead(text: str) -> float:
+    """--app-cache-overhead: a number in (-1, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise _native.InputError(f"--app-cache-overhead: '{text}' is not a number; give e.g. 0.25")
+    if not -1 < value < 1:
+        raise _native.InputError(f"--app-cache-overhead: {text} is outside (-1, 1)")
+    return value
+
+
 def _nonnegative(what: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
         try:
@@ -695,11 +706,11 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                        help="kernel: WiredTiger's cache + the page cache in a real memory "
                             "cgroup, the only budget (WiredTiger has no compressed cache of "
                             "its own)")
-    p.add_argument("--app-cache-overhead", type=_fraction("--app-cache-overhead", False, True),
-                   default=None,
+    p.add_argument("--app-cache-overhead", type=_overhead, default=None,
                    help="kernel budget: the share of an application-cache growth that "
                         "Symbiosis expects to come out of the page cache on top of the growth "
-                        "itself (default: %s)" % BENCH_APP_CACHE_OVERHEAD[engine])
+                        "itself, in (-1, 1); negative where the cache fills less than its "
+                        "capacity (default: %s)" % BENCH_APP_CACHE_OVERHEAD[engine])
     p.add_argument("--side-by-side", action="store_true",
                    help="run each static configuration at the same time as a Symbiosis run, "
                         "on two copies of the DB, one CPU each, and compare within each pair: "

@@ -125,8 +125,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
             std::string(name) + " must be in [0, " +
                 std::to_string(RocksDbCacheModel::kMaxShardBits) + "] (RocksDB's num_shard_bits)");
   }
-  Require(c.app_cache_overhead >= 0 && c.app_cache_overhead < 1,
-          "app_cache_overhead must be in [0, 1), e.g. 0.25 for LevelDB in a memory cgroup");
+  Require(c.app_cache_overhead > -1 && c.app_cache_overhead < 1,
+          "app_cache_overhead must be in (-1, 1), e.g. 0.25 for LevelDB in a memory cgroup");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
   Require(c.costs.app_miss >= 0 && c.costs.kernel_miss >= 0 && std::isfinite(c.costs.app_miss) &&
               std::isfinite(c.costs.kernel_miss) && c.costs.app_miss + c.costs.kernel_miss > 0,
@@ -326,7 +326,11 @@ class Controller::Rep {
 
   void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                   const std::optional<SchedTimes>& sched) {
-    if (!Valid(block)) return;
+    if (Valid(block)) RecordReadUnidentified(kernel_hit, service_ns, sched);
+  }
+
+  void RecordReadUnidentified(bool kernel_hit, uint64_t service_ns,
+                              const std::optional<SchedTimes>& sched) {
     auto mine = counts_.Mine();
     mine.Add(&EventCounts::reads, 1);
     if (kernel_hit) mine.Add(&EventCounts::read_hits, 1);
@@ -569,6 +573,10 @@ uint32_t Controller::sched_sample_slowdown() const { return rep_->sched_sample_s
 void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
                             std::optional<SchedTimes> sched) {
   rep_->RecordRead(block, kernel_hit, service_ns, sched);
+}
+void Controller::RecordReadUnidentified(bool kernel_hit, uint64_t service_ns,
+                                        std::optional<SchedTimes> sched) {
+  rep_->RecordReadUnidentified(kernel_hit, service_ns, sched);
 }
 void Controller::RecordSecondTierStore(uint64_t service_ns) {
   rep_->RecordSecondTierStore(service_ns);

@@ -79,6 +79,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.app_cache_overhead = 1;
   ExpectRejected(c, "app_cache_overhead");
   c = Budget(m);
+  c.app_cache_overhead = -1;
+  ExpectRejected(c, "app_cache_overhead");
+  c = Budget(m);
   c.min_app_fraction = 1;
   ExpectRejected(c, "min_app_fraction");
   c = Budget(m);
@@ -139,6 +142,31 @@ TEST(ControllerTest, CountsAndIgnoresBadEvents) {
   const ControllerStats s = controller.Stats();
   EXPECT_EQ(s.ignored_events, 8u);
   EXPECT_EQ(s.state, ControllerState::kAdapting);  // the start round
+}
+
+// A read the engine did not name is counted and timed as a named one is.
+TEST(ControllerTest, UnidentifiedReadsCountAsNamedOnes) {
+  ControllerConfig c = Budget(256 * kMiB);
+  c.window_accesses = 4096;
+  Controller named(c, nullptr);
+  Controller unnamed(c, nullptr);
+  for (int i = 0; i < 5 * 4096; ++i) {
+    const Block b{1, static_cast<uint64_t>(i % 1000) * 4096, 2053, 4096};
+    const bool kernel_hit = i % 4 != 0;
+    const uint64_t ns = kernel_hit ? 3000 : 20'000;
+    named.RecordAppAccess(b, false);
+    named.RecordRead(b, kernel_hit, ns);
+    unnamed.RecordAppAccess(b, false);
+    unnamed.RecordReadUnidentified(kernel_hit, ns);
+  }
+  const ControllerStats n = named.Stats();
+  const ControllerStats u = unnamed.Stats();
+  EXPECT_EQ(n.hit_kernel, 0.75);
+  EXPECT_EQ(u.hit_kernel, n.hit_kernel);
+  ASSERT_TRUE(n.app_miss_cost_measured);
+  EXPECT_TRUE(u.app_miss_cost_measured);
+  EXPECT_EQ(u.costs.app_miss, n.costs.app_miss);
+  EXPECT_EQ(u.ignored_events, 0u);
 }
 
 // Records every capacity the Controller sets and checks the budget holds

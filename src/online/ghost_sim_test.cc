@@ -259,8 +259,9 @@ TEST(GhostSimTest, KernelOffsetResizesTheKernelGhost) {
 
 // With an overhead of 1/2, growing M_a from the current 2 MiB to 6 MiB
 // costs the kernel cache 2 MiB more: it holds 8 - 6 - 2 = 0 bytes, as at
-// M_a = 8 MiB. A candidate below the current M_a is not credited, and
-// none is charged when the current M_a is the largest.
+// M_a = 8 MiB. At -1/2 (a cache that fills half of its growth) it holds
+// 8 - 6 + 2 = 4 MiB. A candidate below the current M_a is not credited,
+// and none is charged when the current M_a is the largest.
 TEST(GhostSimTest, GrowingTheAppCacheChargesItsOverheadToTheKernelCache) {
   Sampler all(SamplerOptions{1.0, 32, 2053});
   const uint64_t m = 8 * kMiB;
@@ -282,6 +283,7 @@ TEST(GhostSimTest, GrowingTheAppCacheChargesItsOverheadToTheKernelCache) {
   EXPECT_EQ(charged.first, charged.second);  // no room left
   const auto uncharged = counts(0, candidates, 1, 2);
   EXPECT_LT(uncharged.first, uncharged.second);
+  EXPECT_LT(counts(-0.5, candidates, 1, 2).first, uncharged.first);
   EXPECT_EQ(counts(0.5, candidates, 2, 2), uncharged);  // no growth
   EXPECT_EQ(counts(0.5, candidates, 2, 0), counts(0, candidates, 2, 0));  // no credit
 }

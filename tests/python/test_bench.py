@@ -58,6 +58,7 @@ def test_json_has_every_config_with_its_numbers(small_run):
     (["--ratios", "7"], "is not a ratio"),
     (["--workload", "nosuch"], "nosuch"),
     (["--app-cache-overhead", "1"], "--app-cache-overhead"),
+    (["--app-cache-overhead", "-1"], "--app-cache-overhead"),
     (["--side-by-side", "--configs", "static-default,static-max"], "--side-by-side"),
     (["--repeats", "2"], "--repeats"),
     (["--side-by-side", "--repeats", "0"], "--repeats"),
@@ -186,7 +187,8 @@ def tiny_db(tmp_path_factory):
 
 @pytest.mark.parametrize("flag, value", [
     ("--overwrite", "0.5x"), ("--overwrite", "1.5"), ("--overwrite", ""),
-    ("--app-cache-overhead", "1"), ("--app-cache-overhead", "0.25.1"),
+    ("--app-cache-overhead", "1"), ("--app-cache-overhead", "-1"),
+    ("--app-cache-overhead", "0.25.1"),
 ])
 def test_driver_rejects_a_bad_fraction_in_one_line(tiny_db, flag, value):
     # The Python CLI checks these first; the driver is also run by hand and by scripts.

@@ -110,6 +110,16 @@ double ParseFraction(const std::string& text, const std::string& what, bool zero
   return f;
 }
 
+// A ControllerConfig::app_cache_overhead: a number in (-1, 1).
+double ParseOverhead(const std::string& text) {
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(f > -1 && f < 1)) {
+    Fail(2, "--app-cache-overhead must be a number in (-1, 1), e.g. 0.25, not '" + text + "'");
+  }
+  return f;
+}
+
 // --- the layout file ---------------------------------------------------------
 
 struct Layout {
@@ -632,8 +642,7 @@ int Run(BenchEngine& engine, const Flags& flags) {
   c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
   c.progress = flags.Has("progress");
   if (flags.Has("app-cache-overhead")) {
-    c.app_cache_overhead = ParseFraction(flags.Get("app-cache-overhead", ""),
-                                         "--app-cache-overhead", true, false);
+    c.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
   }
   if (!engine.NeedsCgroup(c.budget)) {
     InterruptGuard guard;

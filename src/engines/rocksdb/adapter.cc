@@ -135,11 +135,13 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
   }
   Controller* const controller = link_.accesses();
   if (controller == nullptr || charge == 0) return;  // charge 0: a pending handle
-  // Outside a round a block-cache hit is only counted: naming its block
-  // (a probe of the key map) was 1.6% of the process's CPU time, the most
-  // of any Symbiosis function, in Stable (bench/rocksdb.md section 12).
-  if (primary_hit && !controller->simulating()) {
-    controller->RecordAppAccessUnidentified(true);
+  // Outside a round a hit is only counted (and a secondary hit timed):
+  // naming its block (a probe of the key map) was 1.6% of the process's
+  // CPU time, the most of any Symbiosis function, in Stable
+  // (bench/rocksdb.md section 12).
+  if (!controller->simulating()) {
+    controller->RecordAppAccessUnidentified(primary_hit);
+    if (secondary_hit) controller->RecordReadUnidentified(true, secondary_ns);
     return;
   }
   const std::optional<KeyLocation> where = key_map_.Find(key);
