@@ -175,6 +175,30 @@ def test_repeated_pairs_give_the_geometric_mean_of_their_ratios():
     assert "static-default 1.000x" in text and "static-max 1.200x" in text
 
 
+def test_the_held_out_oracle_is_chosen_on_other_pairs_than_it_is_measured_on():
+    # static-2 had one lucky pair (0.8) and one plain one (1.0); static-3
+    # reads 0.95 in both. The lowest mean picks static-2 on its luck; held
+    # out, each repeat measures the size the other repeat chose.
+    from symbiosis.bench import format_verdicts, grid_verdicts
+    cell = _pair_cell("hotspot10", 0.8, {"static-default": [(100, 110), (100, 110)],
+                                          "static-max": [(100, 120), (100, 120)],
+                                          "static-2": [(100, 80), (100, 100)],
+                                          "static-3": [(100, 95), (100, 95)]})
+    v = grid_verdicts([cell])[0]
+    assert v["oracle"] == "static-2"
+    assert v["vs_oracle"] == pytest.approx(0.8 ** 0.5)
+    # Repeat 0 measures static-3 (repeat 1's lowest), repeat 1 static-2.
+    assert v["vs_oracle_held_out"] == pytest.approx((0.95 * 1.0) ** 0.5)
+    text = format_verdicts([v])
+    assert "/oracle held out" in text and "0.97x" in text
+    assert "(the oracle held out: 1/1)" in text
+    # One repeat: nothing to hold out, and no column.
+    single = grid_verdicts([_pair_cell("uniform", 0.4, {"static-default": [(100, 110)],
+                                                        "static-max": [(100, 120)]})])[0]
+    assert single["vs_oracle_held_out"] is None
+    assert "held out" not in format_verdicts([single])
+
+
 @pytest.fixture(scope="module")
 def tiny_db(tmp_path_factory):
     """A 2 MiB bench DB, loaded by the driver itself."""

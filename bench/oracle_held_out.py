@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Symbiosis over the oracle, two ways, for side-by-side sweeps run in
+several passes (bench/rocksdb.md section 15).
+
+    python3 bench/oracle_held_out.py s-*.json w-*.json x-*.json
+
+Reads `symbiosis bench ... --side-by-side --json` files, merges their cells
+by (workload, M/D_u), and prints per cell the lowest per-size ratio (the
+CLI's /oracle, which reads low) and the held-out one
+(symbiosis.bench.held_out_oracle, which reads high by as much as the size
+it chose is worse than the best). A pair's repeat is the CPU its static run
+had, since passes run with --repeats 1 each start at repeat 0.
+"""
+import argparse
+import json
+from typing import Dict, Tuple
+
+from symbiosis.bench import held_out_oracle, pair_ratios
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("json", nargs="+", help="side-by-side JSON files of one or more passes")
+    args = p.parse_args()
+    cells: Dict[Tuple[str, float], dict] = {}
+    for path in args.json:
+        for c in json.load(open(path))["cells"]:
+            cell = cells.setdefault((c["workload"], c["ratio"]),
+                                    {"workload": c["workload"], "ratio": c["ratio"], "pairs": []})
+            for group in c.get("pairs", []):
+                for run in group["runs"]:
+                    cell["pairs"].append({
+                        "static": group["static"], "repeat": run["static_cpus"][0],
+                        "static_run": {"summary": run["static"]["summary"]},
+                        "symbiosis": {"summary": run["symbiosis"]["summary"]}})
+    print(f"{'workload':10s} {'M/D_u':>5s} {'/oracle':>8s} {'oracle':>15s} {'held out':>8s}")
+    for (workload, ratio), cell in sorted(cells.items()):
+        ratios = pair_ratios(cell)
+        oracle = min(ratios, key=lambda n: ratios[n])
+        held = held_out_oracle(cell)
+        held_text = f"{held:8.3f}" if held is not None else f"{'-':>8s}"
+        print(f"{workload:10s} {ratio:5.2f} {ratios[oracle]:8.3f} {oracle:>15s} {held_text}")
+
+
+if __name__ == "__main__":
+    main()
