@@ -97,10 +97,11 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
 }
 
 // A grown application cache costs the engine more than its capacity
-// (allocator headers, fragmentation), and that memory comes out of the
-// page cache's room; the offset measured at the current M_a already holds
-// the current cost. A shrink is not credited: a fragmented heap does not
-// give memory back at once.
+// (allocator headers, fragmentation), or less where the cache fills only
+// part of it (WiredTiger; a negative overhead), and the difference comes
+// out of the page cache's room; the offset measured at the current M_a
+// already holds the current cost. A shrink is not credited: a fragmented
+// heap does not give memory back at once.
 uint64_t GhostSim::ScaledKernelBytes(size_t stage) const {
   const uint64_t ma_bytes = candidates_[stage];
   const double growth = ma_bytes > current_bytes_ ? static_cast<double>(ma_bytes - current_bytes_) : 0;

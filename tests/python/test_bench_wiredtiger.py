@@ -19,7 +19,7 @@ def test_help_names_the_budget_and_the_floor(cli):
     # WiredTiger's own options, not RocksDB's: one budget, nothing to fall
     # back to, and its page-cache overhead.
     assert "--allow-fallback" not in text and "secondary cache" not in text
-    assert "(default: 0.3)" in " ".join(text.split())
+    assert "(default: -0.15)" in " ".join(text.split())
 
 
 def test_driver_load_writes_a_table_wiredtiger_reads(tmp_path):
@@ -57,5 +57,5 @@ def test_help_defaults_are_the_plugins_own():
     from symbiosis.cli import BENCH_APP_CACHE_OVERHEAD
     for engine, default in BENCH_APP_CACHE_OVERHEAD.items():
         header = (REPO / "include" / "symbiosis" / f"{engine}.h").read_text()
-        found = re.search(r"double kernel_app_cache_overhead = ([0-9.]+);", header)
+        found = re.search(r"double kernel_app_cache_overhead = (-?[0-9.]+);", header)
         assert found and float(found.group(1)) == default, engine
