@@ -25,9 +25,9 @@
 //             by the gain threshold, and only if the simulated current
 //             configuration agrees with what was measured (the guard: a
 //             kernel behaviour the model lacks shows up as disagreement).
-//             A round is abandoned if L_e changes during it; after several
-//             abandoned rounds in a row the Controller stops simulating for
-//             a while (churn).
+//             A round is abandoned if L_e rises during it (two windows in
+//             a row by default); after several abandoned rounds in a row
+//             the Controller stops simulating for a while (churn).
 //   Trying    after a round that kept M_a, the candidates the model cannot
 //             rule out (their scores within the trial band) run for real,
 //             fewest predicted device reads first, at most max_trials: the
@@ -106,7 +106,9 @@ struct ControllerConfig {
   // after the caches warmed, and change_confirm_windows windows in a row
   // must differ from it: at a page-cache cliff one window's L_e swings by
   // a third (bench/wiredtiger.md section 2), and a single window against
-  // the best one sent M_a back to the floor on noise. Both >= 1.
+  // the best one sent M_a back to the floor on noise. A round is
+  // abandoned only after change_confirm_windows windows in a row above
+  // its lowest one, likewise. Both >= 1.
   uint32_t change_base_windows = 3;
   uint32_t change_confirm_windows = 2;
   // The guard: predictions are used only if the simulated current

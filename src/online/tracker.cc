@@ -317,19 +317,27 @@ void Tracker::OnStableWindow(const Measurement& m) {
 
 // During a round the engine runs one configuration, so its L_e should
 // hold still; it may fall while the caches warm after a reset (the
-// baseline follows it down), but a rise beyond the change threshold means
-// the workload changed under the round, which makes its predictions stale.
+// baseline follows it down), but a rise beyond the change threshold in
+// change_confirm_windows windows in a row means the workload changed
+// under the round, which makes its predictions stale. One window is not
+// enough, as in Stable: the baseline is the round's lowest window, and at
+// a page-cache cliff the next one read 20% above it, abandoning a round
+// and resetting M_a to the floor for 25 s (bench/wiredtiger.md section 5).
 void Tracker::OnRoundWindow(const Measurement& m) {
   if (phase_ == Phase::kRoundWarmup) return;
   const double latency = Latency(m);
   if (!round_baseline_ || latency < Latency(*round_baseline_)) {
     round_baseline_ = m;
+    round_rises_ = 0;
     return;
   }
   const double baseline = Latency(*round_baseline_);
-  if (latency > baseline && Changed(latency, baseline)) {
-    AbandonRound(Format("L_e rose from %.3g to %.3g during the round", baseline, latency));
+  if (!(latency > baseline && Changed(latency, baseline))) {
+    round_rises_ = 0;
+    return;
   }
+  if (++round_rises_ < config_.change_confirm_windows) return;
+  AbandonRound(Format("L_e rose from %.3g to %.3g during the round", baseline, latency));
 }
 
 void Tracker::StartRound(const std::string& trigger, bool rose) {
@@ -367,6 +375,7 @@ void Tracker::StartRound(const std::string& trigger, bool rose) {
     round_.candidates.push_back(c);
   }
   round_baseline_.reset();
+  round_rises_ = 0;
   current_measured_.reset();
   stage_accesses_.assign(n, 0);
   stage_ = 0;

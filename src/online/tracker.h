@@ -179,6 +179,7 @@ class Tracker {
   uint64_t stage_end_ = 0;
   uint32_t extensions_ = 0;
   std::optional<Measurement> round_baseline_;
+  uint32_t round_rises_ = 0;  // windows in a row above round_baseline_
   EventTotals stage_start_;  // totals when the measured stage began
   std::vector<uint64_t> stage_accesses_;  // accesses each stage measured
   std::optional<Measurement> current_measured_;

@@ -427,8 +427,13 @@ TEST(TrackerTest, AbandonsARoundWhenLeRisesDuringItAndBacksOffUnderChurn) {
   Harness h(c);
   h.Start();
   h.Run(4000, kHa, kHk);  // warm-up and into stage 0
-  h.Run(1000, 0.2, kHk);  // L_e 3.1 -> 4.96
+  h.Run(1000, 0.2, kHk);  // one window at L_e 4.96 (3.1 before): noise
+  h.Run(1000, kHa, kHk);
   ControllerStats s = h.tracker->Stats();
+  for (const RoundStats& r : s.rounds) EXPECT_NE(r.decision, "abandoned") << r.reason;
+  EXPECT_EQ(h.tracker->state(), ControllerState::kAdapting);
+  h.Run(2000, 0.2, kHk);  // two in a row: the workload changed
+  s = h.tracker->Stats();
   ASSERT_GE(s.rounds.size(), 2u);
   EXPECT_EQ(s.rounds[0].decision, "abandoned");
   EXPECT_NE(s.rounds[0].reason.find("rose"), std::string::npos);
