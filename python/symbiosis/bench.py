@@ -396,8 +396,9 @@ def held_out_oracle(cell: dict) -> Optional[float]:
     """Symbiosis over the oracle, the oracle chosen without the pairs it is
     measured on: for each repeat, the static configuration whose pairs in
     the other repeats have the lowest ratio, measured in this repeat's
-    pair; the geometric mean over repeats. None unless every static
-    configuration ran in every repeat and there are at least two of each.
+    pair (the geometric mean of its pairs there, if several); the geometric
+    mean over repeats. None unless every static configuration ran in every
+    repeat and there are at least two of each.
 
     The lowest of several noisy ratios (vs_oracle) reads low: with static
     sizes a few percent apart and pairs that swing by more, the least of
@@ -405,9 +406,12 @@ def held_out_oracle(cell: dict) -> Optional[float]:
     ratio is unbiased for the size chosen; that size may be a little worse
     than the best, so this reads high by as much. The true ratio lies
     between the two."""
-    by_repeat: Dict[int, Dict[str, float]] = {}
+    pairs_by_repeat: Dict[int, Dict[str, List[float]]] = {}
     for pair in cell["pairs"]:
-        by_repeat.setdefault(pair["repeat"], {})[pair["static"]] = pair_ratio(pair)
+        pairs_by_repeat.setdefault(pair["repeat"], {}).setdefault(pair["static"], []).append(
+            pair_ratio(pair))
+    by_repeat = {k: {name: _geometric_mean(rs) for name, rs in r.items()}
+                 for k, r in pairs_by_repeat.items()}
     statics = {pair["static"] for pair in cell["pairs"]}
     if len(by_repeat) < 2 or len(statics) < 2 or any(set(r) != statics for r in by_repeat.values()):
         return None

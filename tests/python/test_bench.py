@@ -179,7 +179,7 @@ def test_the_held_out_oracle_is_chosen_on_other_pairs_than_it_is_measured_on():
     # static-2 had one lucky pair (0.8) and one plain one (1.0); static-3
     # reads 0.95 in both. The lowest mean picks static-2 on its luck; held
     # out, each repeat measures the size the other repeat chose.
-    from symbiosis.bench import format_verdicts, grid_verdicts
+    from symbiosis.bench import format_verdicts, grid_verdicts, held_out_oracle
     cell = _pair_cell("hotspot10", 0.8, {"static-default": [(100, 110), (100, 110)],
                                           "static-max": [(100, 120), (100, 120)],
                                           "static-2": [(100, 80), (100, 100)],
@@ -192,6 +192,13 @@ def test_the_held_out_oracle_is_chosen_on_other_pairs_than_it_is_measured_on():
     text = format_verdicts([v])
     assert "/oracle held out" in text and "0.97x" in text
     assert "(the oracle held out: 1/1)" in text
+    # Two pairs of a size in one repeat (passes merged): their geometric
+    # mean stands for it there, as in the per-size ratio.
+    merged = dict(cell, pairs=cell["pairs"] + [
+        dict(p, symbiosis={"summary": dict(p["symbiosis"]["summary"], throughput_ops=90)})
+        for p in cell["pairs"] if p["static"] == "static-3" and p["repeat"] == 0])
+    # Repeat 0 measures static-3 at sqrt(0.95 * 0.9); repeat 1 still measures static-2.
+    assert held_out_oracle(merged) == pytest.approx((0.95 * 0.9) ** 0.25 * 1.0 ** 0.5)
     # One repeat: nothing to hold out, and no column.
     single = grid_verdicts([_pair_cell("uniform", 0.4, {"static-default": [(100, 110)],
                                                         "static-max": [(100, 120)]})])[0]
