@@ -13,6 +13,7 @@ had, since passes run with --repeats 1 each start at repeat 0.
 """
 import argparse
 import json
+import sys
 from typing import Dict, Tuple
 
 from symbiosis.bench import held_out_oracle, pair_ratios
@@ -24,15 +25,26 @@ def main() -> None:
     args = p.parse_args()
     cells: Dict[Tuple[str, float], dict] = {}
     for path in args.json:
-        for c in json.load(open(path))["cells"]:
-            cell = cells.setdefault((c["workload"], c["ratio"]),
-                                    {"workload": c["workload"], "ratio": c["ratio"], "pairs": []})
-            for group in c.get("pairs", []):
-                for run in group["runs"]:
-                    cell["pairs"].append({
-                        "static": group["static"], "repeat": run["static_cpus"][0],
-                        "static_run": {"summary": run["static"]["summary"]},
-                        "symbiosis": {"summary": run["symbiosis"]["summary"]}})
+        try:
+            with open(path) as f:
+                file_cells = json.load(f)["cells"]
+            for c in file_cells:
+                cell = cells.setdefault((c["workload"], c["ratio"]),
+                                        {"workload": c["workload"], "ratio": c["ratio"],
+                                         "pairs": []})
+                for group in c.get("pairs", []):
+                    for run in group["runs"]:
+                        cell["pairs"].append({
+                            "static": group["static"], "repeat": run["static_cpus"][0],
+                            "static_run": {"summary": run["static"]["summary"]},
+                            "symbiosis": {"summary": run["symbiosis"]["summary"]}})
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            sys.exit(f"oracle_held_out.py: {path} is not a `symbiosis bench --side-by-side "
+                     f"--json` file ({type(e).__name__}: {e}); give the files such runs wrote")
+    cells = {k: c for k, c in cells.items() if c["pairs"]}
+    if not cells:
+        sys.exit("oracle_held_out.py: no side-by-side pairs in these files; give the --json "
+                 "files of `symbiosis bench ... --side-by-side` runs")
     print(f"{'workload':10s} {'M/D_u':>5s} {'/oracle':>8s} {'oracle':>15s} {'held out':>8s}")
     for (workload, ratio), cell in sorted(cells.items()):
         ratios = pair_ratios(cell)

@@ -1,0 +1,52 @@
+"""bench/oracle_held_out.py: merges passes by the static run's CPU, and bad
+input is a one-line error."""
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO
+
+SCRIPT = REPO / "bench" / "oracle_held_out.py"
+
+
+def _run(*paths):
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, paths)],
+                          capture_output=True, text=True)
+
+
+def _pass(path, ratios_by_cpu):
+    """A --side-by-side JSON file: per static size, {cpu: (static ops, symbiosis ops)}."""
+    def config(ops):
+        return {"summary": {"throughput_ops": ops}}
+    pairs = [{"static": name, "runs": [{"static_cpus": [cpu], "static": config(s),
+                                        "symbiosis": config(y)}
+                                       for cpu, (s, y) in by_cpu.items()]}
+             for name, by_cpu in ratios_by_cpu.items()]
+    path.write_text(json.dumps({"cells": [{"workload": "hotspot10", "ratio": 0.8,
+                                           "pairs": pairs}]}))
+    return path
+
+
+def test_passes_merge_by_the_static_runs_cpu(tmp_path):
+    a = _pass(tmp_path / "a.json", {"static-2": {0: (100, 80)}, "static-3": {1: (100, 95)}})
+    b = _pass(tmp_path / "b.json", {"static-2": {1: (100, 100)}, "static-3": {0: (100, 95)}})
+    proc = _run(a, b)
+    assert proc.returncode == 0, proc.stderr
+    row = proc.stdout.splitlines()[1].split()
+    # Lowest: static-2 at sqrt(0.8); held out: static-3 (0.95) and static-2 (1.0).
+    assert row[:4] == ["hotspot10", "0.80", f"{0.8 ** 0.5:.3f}", "static-2"]
+    assert row[4] == f"{(0.95 * 1.0) ** 0.5:.3f}"
+
+
+def test_bad_input_is_one_line(tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    no_pairs = tmp_path / "no_pairs.json"
+    no_pairs.write_text(json.dumps({"cells": [{"workload": "uniform", "ratio": 0.4}]}))
+    for path, message in ((tmp_path / "missing.json", "is not a `symbiosis bench"),
+                          (empty, "is not a `symbiosis bench"),
+                          (no_pairs, "no side-by-side pairs")):
+        proc = _run(path)
+        assert proc.returncode != 0
+        assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
