@@ -2,7 +2,7 @@
 """Symbiosis over the oracle, two ways, for side-by-side sweeps run in
 several passes (bench/rocksdb.md section 15).
 
-    python3 bench/oracle_held_out.py s-*.json w-*.json x-*.json
+    .venv/bin/python bench/oracle_held_out.py s-*.json w-*.json x-*.json
 
 Reads `symbiosis bench ... --side-by-side --json` files, merges their cells
 by (workload, M/D_u), and prints per cell the lowest per-size ratio (the
@@ -16,7 +16,11 @@ import json
 import sys
 from typing import Dict, Tuple
 
-from symbiosis.bench import held_out_oracle, pair_ratios
+try:
+    from symbiosis.bench import held_out_oracle, pair_ratios
+except ImportError:
+    sys.exit("oracle_held_out.py: the symbiosis package is not importable; run it with the "
+             "project's .venv/bin/python (scripts/setup.sh makes it)")
 
 
 def main() -> None:

@@ -26,8 +26,10 @@
 //             configuration agrees with what was measured (the guard: a
 //             kernel behaviour the model lacks shows up as disagreement).
 //             A round is abandoned if L_e rises during it (two windows in
-//             a row by default); after several abandoned rounds in a row
-//             the Controller stops simulating for a while (churn).
+//             a row by default) and restarted, with a reset only if L_e
+//             rose above the Stable reference from before the round;
+//             after several abandoned rounds in a row the Controller
+//             stops simulating for a while (churn).
 //   Trying    after a round that kept M_a, the candidates the model cannot
 //             rule out (their scores within the trial band) run for real,
 //             fewest predicted device reads first, at most max_trials: the

@@ -62,31 +62,31 @@ def _count(what: str) -> Callable[[str], int]:
     return parse
 
 
-def _fraction(what: str, low_open: bool, high_open: bool) -> Callable[[str], float]:
+def _number_in(what: str, low: float, high: float, low_open: bool, high_open: bool,
+               example: str = "") -> Callable[[str], float]:
+    """A parser of numbers between `low` and `high`, each end open where asked."""
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise _native.InputError(f"{what}: '{text}' is not a number")
-        low_ok = value > 0 if low_open else value >= 0
-        high_ok = value < 1 if high_open else value <= 1
+            hint = f"; give e.g. {example}" if example else ""
+            raise _native.InputError(f"{what}: '{text}' is not a number{hint}")
+        low_ok = value > low if low_open else value >= low
+        high_ok = value < high if high_open else value <= high
         if not (low_ok and high_ok):
-            interval = ("(" if low_open else "[") + "0, 1" + (")" if high_open else "]")
+            interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
             raise _native.InputError(f"{what}: {text} is outside {interval}")
         return value
-    parse.__name__ = "fraction"
+    parse.__name__ = "number"
     return parse
 
 
-def _overhead(text: str) -> float:
-    """--app-cache-overhead: a number in (-1, 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise _native.InputError(f"--app-cache-overhead: '{text}' is not a number; give e.g. 0.25")
-    if not -1 < value < 1:
-        raise _native.InputError(f"--app-cache-overhead: {text} is outside (-1, 1)")
-    return value
+def _fraction(what: str, low_open: bool, high_open: bool) -> Callable[[str], float]:
+    return _number_in(what, 0, 1, low_open, high_open)
+
+
+# --app-cache-overhead (ControllerConfig::app_cache_overhead).
+_overhead = _number_in("--app-cache-overhead", -1, 1, True, True, example="0.25")
 
 
 def _nonnegative(what: str) -> Callable[[str], float]:

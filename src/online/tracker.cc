@@ -337,7 +337,20 @@ void Tracker::OnRoundWindow(const Measurement& m) {
     return;
   }
   if (++round_rises_ < config_.change_confirm_windows) return;
-  AbandonRound(Format("L_e rose from %.3g to %.3g during the round", baseline, latency));
+  AbandonRound(Format("L_e rose from %.3g to %.3g during the round", baseline, latency),
+               RoseAboveReference(latency));
+}
+
+// The reset policy is for a rise of L_e. A round that began on a fall, or
+// a re-simulation, has its lowest window at the dip, and coming back up
+// from it is no rise unless L_e also exceeds the Stable reference from
+// before the round: at a page-cache cliff such returns sent M_a to the
+// floor for 25 s (bench/wiredtiger.md section 5). Without a reference (the
+// first round) a rise is taken as one.
+bool Tracker::RoseAboveReference(double latency) const {
+  if (!reference_) return true;
+  const double reference = Latency(*reference_);
+  return latency > reference && Changed(latency, reference);
 }
 
 void Tracker::StartRound(const std::string& trigger, bool rose) {
@@ -715,7 +728,7 @@ void Tracker::EndTrials(double current_again, uint64_t again_at) {
 
 // After max_abandoned_rounds in a row the workload changes faster than a
 // round can finish: simulating is pure overhead, so stop for a while.
-void Tracker::AbandonRound(const std::string& reason) {
+void Tracker::AbandonRound(const std::string& reason, bool rose) {
   round_.decision = "abandoned";
   round_.reason = reason;
   round_.adopted_ma_bytes = target_;
@@ -731,7 +744,7 @@ void Tracker::AbandonRound(const std::string& reason) {
     stable_since_ = now_;
     return;
   }
-  StartRound("restart: " + reason, true);
+  StartRound("restart: " + reason, rose);
 }
 
 void Tracker::CloseRound() {

@@ -120,7 +120,9 @@ class Tracker {
   void EndStage();
   void Predict(size_t stage, CandidateStats* c) const;
   void FinishRound();
-  void AbandonRound(const std::string& reason);
+  // `rose`: L_e rose beyond the change threshold (the restart resets).
+  void AbandonRound(const std::string& reason, bool rose);
+  bool RoseAboveReference(double latency) const;
   void CloseRound();
   void EnterSettling();
   std::vector<uint64_t> TrialCandidates(const CandidateStats& current) const;

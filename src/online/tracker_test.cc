@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -372,6 +373,40 @@ TEST(TrackerTest, StableReferenceFollowsWarmupThenARiseStartsARoundWithReset) {
   EXPECT_NE(r.trigger.find("rose"), std::string::npos) << r.trigger;
   EXPECT_EQ(h.tracker->target_app_bytes(), c.default_app_bytes);
   EXPECT_EQ(r.current_ma_bytes, c.default_app_bytes);
+}
+
+// A round that began on a fall sees its lowest windows at the dip. L_e
+// coming back to the level before the round abandons it (two windows 20%
+// above its lowest), but is no rise: the restart keeps M_a. A rise beyond
+// the reference from before the round resets, as in Stable.
+TEST(TrackerTest, ARestartResetsOnlyOnARiseAboveTheReferenceBeforeTheRound) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.initial_app_bytes = 512 * kMiB;
+  const auto fall_then = [&c](double ha) {
+    auto h = std::make_unique<Harness>(c);
+    h->Start();
+    h->Run(8000, 0.7, 0.5);  // Stable, reference L_e 0.3 * 11 = 3.3
+    h->Run(2000, 0.75, 0.5);  // L_e 2.75: a fall starts a round, no reset
+    EXPECT_EQ(h->sim.begins, 1);
+    h->Run(4000, 0.75, 0.5);  // the round's warm-up and its lowest windows
+    h->Run(3000, ha, 0.5);
+    return h;
+  };
+  const auto h = fall_then(0.7);  // back to 3.3
+  ControllerStats s = h->tracker->Stats();
+  ASSERT_EQ(s.rounds.size(), 2u);
+  EXPECT_EQ(s.rounds[0].decision, "abandoned") << s.rounds[0].reason;
+  EXPECT_EQ(s.rounds[1].trigger.rfind("restart", 0), 0u) << s.rounds[1].trigger;
+  EXPECT_FALSE(s.rounds[1].reset);
+  EXPECT_EQ(h->tracker->target_app_bytes(), 512 * kMiB);
+
+  const auto rise = fall_then(0.6);  // 4.4, 33% above the reference
+  s = rise->tracker->Stats();
+  ASSERT_EQ(s.rounds.size(), 2u);
+  EXPECT_EQ(s.rounds[0].decision, "abandoned") << s.rounds[0].reason;
+  EXPECT_TRUE(s.rounds[1].reset);
+  EXPECT_EQ(rise->tracker->target_app_bytes(), c.default_app_bytes);
 }
 
 // At a page-cache cliff the kernel's hit ratio swings from one window to

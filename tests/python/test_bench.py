@@ -242,6 +242,22 @@ def test_driver_rejects_a_warmup_that_leaves_nothing_to_measure(tiny_db):
     assert len(lines) == 1 and "--warmup" in lines[0] and "--duration" in lines[0], proc.stderr
 
 
+@pytest.mark.parametrize("value, ok", [("-0.15", True), ("-1", False), ("1", False)])
+def test_overhead_takes_the_same_app_cache_overhead_range_as_run(tiny_db, value, ok):
+    # WiredTiger's default is negative (-0.15); `overhead` once took only [0, 1).
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "overhead", "--db", str(tiny_db), "--memory", "32MiB",
+                           "--budget", "emulated", "--warmup", "1s", "--pairs", "2",
+                           "--slice", "50ms", "--app-cache-overhead", value],
+                          capture_output=True, text=True, timeout=300)
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+        return
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--app-cache-overhead" in lines[0] and "(-1, 1)" in lines[0], lines
+
+
 def test_overhead_alternates_symbiosis_and_its_static_path_on_one_cache(tiny_db):
     import json
     from symbiosis.bench import driver_path

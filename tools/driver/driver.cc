@@ -96,28 +96,33 @@ Flags ParseFlags(int argc, char** argv, const std::vector<std::string>& known,
   }
   return flags;
 }
-// A number that is the whole of `text` and lies in [0, 1], with 0 or 1
-// excluded where asked; otherwise exits with a one-line error naming `what`.
-double ParseFraction(const std::string& text, const std::string& what, bool zero_allowed,
-                     bool one_allowed) {
+// A number that is the whole of `text` and lies between `low` and `high`,
+// each end included where asked; otherwise exits with a one-line error
+// naming `what` (and `example`, when given, as a valid value).
+double ParseNumberIn(const std::string& text, const std::string& what, double low,
+                     bool low_included, double high, bool high_included,
+                     const std::string& example = "") {
   char* end = nullptr;
   const double f = std::strtod(text.c_str(), &end);
-  const bool in_range = (zero_allowed ? f >= 0 : f > 0) && (one_allowed ? f <= 1 : f < 1);
+  const bool in_range = (low_included ? f >= low : f > low) && (high_included ? f <= high : f < high);
   if (text.empty() || *end != '\0' || !in_range) {
-    Fail(2, what + " must be a number in " + (zero_allowed ? "[0" : "(0") + ", " +
-                (one_allowed ? "1]" : "1)") + ", not '" + text + "'");
+    std::ostringstream range;
+    range << (low_included ? "[" : "(") << low << ", " << high << (high_included ? "]" : ")");
+    Fail(2, what + " must be a number in " + range.str() +
+                (example.empty() ? "" : ", e.g. " + example) + ", not '" + text + "'");
   }
   return f;
 }
 
-// A ControllerConfig::app_cache_overhead: a number in (-1, 1).
+// A number in [0, 1], with 0 or 1 excluded where asked.
+double ParseFraction(const std::string& text, const std::string& what, bool zero_allowed,
+                     bool one_allowed) {
+  return ParseNumberIn(text, what, 0, zero_allowed, 1, one_allowed);
+}
+
+// --app-cache-overhead (ControllerConfig::app_cache_overhead): (-1, 1).
 double ParseOverhead(const std::string& text) {
-  char* end = nullptr;
-  const double f = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(f > -1 && f < 1)) {
-    Fail(2, "--app-cache-overhead must be a number in (-1, 1), e.g. 0.25, not '" + text + "'");
-  }
-  return f;
+  return ParseNumberIn(text, "--app-cache-overhead", -1, false, 1, false, "0.25");
 }
 
 // --- the layout file ---------------------------------------------------------
@@ -906,8 +911,7 @@ int Overhead(BenchEngine& engine, const Flags& flags) {
   c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
   c.progress = flags.Has("progress");
   if (flags.Has("app-cache-overhead")) {
-    c.app_cache_overhead = ParseFraction(flags.Get("app-cache-overhead", ""),
-                                         "--app-cache-overhead", true, false);
+    c.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
   }
   c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
   if (!engine.NeedsCgroup(c.budget) || flags.Has("no-cgroup")) {
