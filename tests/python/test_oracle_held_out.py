@@ -59,3 +59,12 @@ def test_without_the_package_says_which_python_to_use(tmp_path):
     assert proc.returncode == 1
     assert ".venv/bin/python" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, \
         proc.stderr
+
+
+def test_aa_pairs_takes_only_a_static_configuration():
+    import os
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "aa_pairs.py"), "--help"],
+                          capture_output=True, text=True,
+                          env=dict(os.environ, AA_CONFIG="symbiosis"))
+    assert proc.returncode == 1
+    assert "AA_CONFIG" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
