@@ -94,7 +94,10 @@ class RocksDbCacheModel {
   // few hundred thousand accesses cannot wait out: each block-cache shard's
   // new room takes the most recently used of the secondary's blocks that
   // belong to it (in the engine they would come up at their next misses),
-  // and what the block cache gives up is stored below at once.
+  // and what the block cache gives up is stored below at once. But for no
+  // block cache at all: then nothing enters the secondary again, so what
+  // the shrink leaves out stays out, and it is demoted by RocksDB's rule (a
+  // block evicted for the first time leaves only a dummy).
   void Resettle(uint64_t primary_bytes, uint64_t secondary_bytes);
 
   // Blocks stored in the secondary so far (not dummies), each compressed

@@ -214,6 +214,35 @@ TEST(RocksDbCacheModelTest, PredictsRocksDbsOwnShardedTiers) {
   ExpectPredicts(Skewed(20'000), memory, /*sharded=*/true, 0.002);
 }
 
+// With no block cache nothing enters the secondary again, so after the
+// shrink it serves what RocksDB demoted, by its rule: the block cache's
+// blocks it never evicted before (the hottest) left only dummies.
+TEST(RocksDbCacheModelTest, AResettleToNoBlockCacheServesWhatRocksDbKept) {
+  const uint64_t memory = 4096 * uint64_t{kMem};
+  const std::vector<uint64_t> stream = Skewed(20'000);
+  RocksDbCacheModelOptions o;
+  o.entry_metadata_bytes = rocksdb::EntryMetadataBytes();
+  o.primary_bytes = memory / 4;
+  o.secondary_bytes = memory - o.primary_bytes;
+  RealTiers real(o.primary_bytes, o.secondary_bytes);
+  ModelTiers model(o);
+  const size_t shrink_at = stream.size() / 2;
+  for (size_t n = 0; n < shrink_at; ++n) {
+    real.Access(stream[n]);
+    model.Access(stream[n]);
+  }
+  real.SetCapacities(0, memory);
+  model.model.Resettle(0, memory);
+  double real_served = 0, model_served = 0;
+  for (size_t n = shrink_at; n < stream.size(); ++n) {
+    real_served += real.Access(stream[n]) == Served::kSecondary;
+    model_served += model.Access(stream[n]) == Served::kSecondary;
+  }
+  const double accesses = static_cast<double>(stream.size() - shrink_at);
+  EXPECT_NEAR(model_served / accesses, real_served / accesses, 0.01);
+  EXPECT_EQ(model.model.primary_used(), 0u);
+}
+
 TEST(RocksDbCacheModelTest, ShardsMissWhereOneCacheWouldNot) {
   // 8 MiB above 56 MiB, as an engine budget of 64 MiB starts: 16 and 64
   // shards. 29,000 blocks (56.6 MiB at 2 KiB) read uniformly fit below but

@@ -47,6 +47,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.trusted_gain = 1;
   ExpectRejected(c, "trusted_gain");
   c = Budget(m);
+  c.read_tie_margin = -0.01;
+  ExpectRejected(c, "read_tie_margin");
+  c = Budget(m);
   c.trial_min_seconds = -1;
   ExpectRejected(c, "trial_min_seconds");
   c = Budget(m);

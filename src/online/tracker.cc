@@ -507,6 +507,8 @@ void Tracker::FinishRound() {
     const CandidateStats& c = round_.candidates[i];
     if (c.valid && Score(c) < Score(round_.candidates[best])) best = i;
   }
+  const size_t scored_best = best;
+  best = WinnerOfTie(best);
   const CandidateStats& winner = round_.candidates[best];
   const std::string score = cpu_load_measured_ ? "A" : "L_e";
   std::vector<uint64_t> trials;
@@ -545,6 +547,12 @@ void Tracker::FinishRound() {
       SetTarget(winner.ma_bytes);
     }
   }
+  if (best != scored_best) {
+    const CandidateStats& scored = round_.candidates[scored_best];
+    round_.reason += " (M_a " + MiB(scored.ma_bytes) + " scores " + score +
+                     Format(" %.3g, within %.0f%%, with more device reads: a tie, the fewer reads win)",
+                            Score(scored), 100 * config_.read_tie_margin);
+  }
   abandoned_in_row_ = 0;
   CloseRound();
   if (!trials.empty()) {
@@ -552,6 +560,28 @@ void Tracker::FinishRound() {
   } else {
     EnterSettling();
   }
+}
+
+int64_t Tracker::ReadsStep(const CandidateStats& c) {
+  return static_cast<int64_t>(std::floor((1 - c.hit_app) * (1 - c.hit_kernel) / kTrialReadsStep));
+}
+
+// Scores a few percent apart do not rank a candidate that adds device
+// reads above one that does not: near a cliff the model's H_k errs by
+// more than that (controller.h, read_tie_margin).
+size_t Tracker::WinnerOfTie(size_t best) const {
+  if (config_.read_tie_margin <= 0) return best;
+  const double tied = (1 + config_.read_tie_margin) * Score(round_.candidates[best]);
+  size_t winner = best;
+  for (size_t i = 0; i < round_.candidates.size(); i++) {
+    const CandidateStats& c = round_.candidates[i];
+    const CandidateStats& w = round_.candidates[winner];
+    if (!c.valid || Score(c) > tied) continue;
+    if (ReadsStep(c) < ReadsStep(w) || (ReadsStep(c) == ReadsStep(w) && Score(c) < Score(w))) {
+      winner = i;
+    }
+  }
+  return winner;
 }
 
 // The candidates the model cannot rule out: valid, another M_a, and a
@@ -571,9 +601,6 @@ void Tracker::FinishRound() {
 // tried and kept (bench/leveldb.md sections 8 and 9). So a tie is tried
 // from its ends inward: the smallest, the largest, the next smallest...
 std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current) const {
-  auto reads_step = [](const CandidateStats& c) {
-    return static_cast<int64_t>(std::floor((1 - c.hit_app) * (1 - c.hit_kernel) / kTrialReadsStep));
-  };
   std::vector<const CandidateStats*> band;
   for (const CandidateStats& c : round_.candidates) {
     if (c.valid && c.ma_bytes != target_ &&
@@ -582,13 +609,13 @@ std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current) co
     }
   }
   std::stable_sort(band.begin(), band.end(), [&](const CandidateStats* a, const CandidateStats* b) {
-    if (reads_step(*a) != reads_step(*b)) return reads_step(*a) < reads_step(*b);
+    if (ReadsStep(*a) != ReadsStep(*b)) return ReadsStep(*a) < ReadsStep(*b);
     return a->ma_bytes < b->ma_bytes;
   });
   std::vector<uint64_t> trials;
   for (size_t first = 0; first < band.size() && trials.size() < config_.max_trials;) {
     size_t last = first;
-    while (last + 1 < band.size() && reads_step(*band[last + 1]) == reads_step(*band[first])) ++last;
+    while (last + 1 < band.size() && ReadsStep(*band[last + 1]) == ReadsStep(*band[first])) ++last;
     size_t lo = first, hi = last;
     while (lo <= hi && trials.size() < config_.max_trials) {
       trials.push_back(band[lo++]->ma_bytes);

@@ -86,7 +86,7 @@ class Tracker {
  private:
   enum class Phase { kRoundWarmup, kCandidateWarmup, kCandidateMeasure };
   enum class TrialPhase { kBefore, kMoving, kSettling, kAfter };
-  // Trials: device reads per access closer than this are a tie.
+  // Device reads per access closer than this are a tie.
   static constexpr double kTrialReadsStep = 0.005;
 
   // Hit ratios of a window; L_e follows from them with the costs of the
@@ -125,6 +125,10 @@ class Tracker {
   bool RoseAboveReference(double latency) const;
   void CloseRound();
   void EnterSettling();
+  // Predicted device reads per access, in steps of kTrialReadsStep.
+  static int64_t ReadsStep(const CandidateStats& c);
+  // The candidate that wins best's tie (config_.read_tie_margin).
+  size_t WinnerOfTie(size_t best) const;
   std::vector<uint64_t> TrialCandidates(const CandidateStats& current) const;
   void StartTrial(std::vector<uint64_t> candidates);
   void MoveToNextTrial();

@@ -40,8 +40,20 @@ class RealTiers {
     s.num_shard_bits = secondary_shard_bits;
     s.compression_type = ::rocksdb::kNoCompression;
     ::rocksdb::LRUCacheOptions p(primary_bytes, primary_shard_bits, false, 0.5);
-    p.secondary_cache = ::rocksdb::NewCompressedSecondaryCache(s);
+    secondary_ = ::rocksdb::NewCompressedSecondaryCache(s);
+    p.secondary_cache = secondary_;
     cache_ = ::rocksdb::NewLRUCache(p);
+  }
+
+  // As the Resizer does: the shrinking cache first.
+  void SetCapacities(uint64_t primary_bytes, uint64_t secondary_bytes) {
+    if (primary_bytes < cache_->GetCapacity()) {
+      cache_->SetCapacity(primary_bytes);
+      secondary_->SetCapacity(secondary_bytes).PermitUncheckedError();
+    } else {
+      secondary_->SetCapacity(secondary_bytes).PermitUncheckedError();
+      cache_->SetCapacity(primary_bytes);
+    }
   }
 
   // Reads block `i`: a lookup through both tiers, and on a miss in both,
@@ -81,6 +93,7 @@ class RealTiers {
   }
 
  private:
+  std::shared_ptr<::rocksdb::SecondaryCache> secondary_;
   std::shared_ptr<::rocksdb::Cache> cache_;
 };
 

@@ -220,12 +220,16 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     config.rocksdb_secondary_cache_shard_bits = secondary_shard_bits_;
     config.rocksdb_entry_metadata_bytes = EntryMetadataBytes();
     config.app_cache_overhead = 0;
+    // Settings left at their defaults take the engine budget's own.
+    const ControllerConfig defaults;
+    // The compressed cache's cliff is sharp: near it the model undercounts
+    // device reads (controller.h, read_tie_margin).
+    if (config.read_tie_margin == defaults.read_tie_margin) config.read_tie_margin = 0.03;
     // They fill slowly: a block enters the secondary at its second
     // eviction. In hotspot10 at M/D_u 0.8 the model, filling fast, served
     // 0.998 of its block-cache misses from the secondary after 1M accesses
-    // (bench/rocksdb.md section 8). A round's warm-up left at its default
-    // is lengthened to match.
-    const ControllerConfig defaults;
+    // (bench/rocksdb.md section 8). A round's warm-up is lengthened to
+    // match.
     if (config.round_warmup_accesses == defaults.round_warmup_accesses &&
         config.max_round_warmup_accesses == defaults.max_round_warmup_accesses) {
       config.round_warmup_accesses = 1'000'000;
