@@ -180,11 +180,12 @@ struct ControllerConfig {
   // the one predicting the fewest device reads (in steps of 0.005 per
   // access, then by score) wins: near a second tier's cliff the model
   // undercounts reads, and a read costs more than its per-event price.
-  // 0: off, the default; RocksDB's engine budget sets 0.03. There, 32 and
-  // 40 MiB scored within 1-3% in zipfian and hotspot30 at M/D_u 0.8, 40
-  // predicting 0.009-0.011 reads per access where 32 predicted 0.0003:
-  // RocksDB measured H_k 0.95 at 40 against the model's 0.968, and 32 ran
-  // 5-10% faster than 40 (bench/rocksdb.md section 16).
+  // 0: off, the default; RocksDB's engine budget sets 0.03. There, in
+  // zipfian and hotspot30 at M/D_u 0.8, 21 of 24 first rounds ranked 40 MiB
+  // best with 32 within 0.2-2%, 40 predicting 0.009-0.011 reads per access
+  // where 32 predicted 0.0003: RocksDB measured H_k 0.95 at 40 against the
+  // model's 0.968, and 32 ran 5-10% faster than 40 (bench/rocksdb.md
+  // sections 16 and 17).
   double read_tie_margin = 0;
 
   // --- Resizing ---
