@@ -10,14 +10,21 @@ CLI's /oracle, which reads low) and the held-out one
 (symbiosis.bench.held_out_oracle, which reads high by as much as the size
 it chose is worse than the best). A pair's repeat is the CPU its static run
 had, since passes run with --repeats 1 each start at repeat 0.
+
+With --per-size, a Markdown table instead: per cell and static run's CPU,
+each static size's ratio (the geometric mean of its pairs there), and how
+often each Symbiosis run ended at each M_a (bench/rocksdb.md sections 16
+and 17 read such tables).
 """
 import argparse
 import json
+import math
 import sys
-from typing import Dict, Tuple
+from collections import Counter
+from typing import Dict, List, Tuple
 
 try:
-    from symbiosis.bench import held_out_oracle, pair_ratios
+    from symbiosis.bench import held_out_oracle, pair_ratio, pair_ratios
 except ImportError:
     sys.exit("oracle_held_out.py: the symbiosis package is not importable; run it with the "
              "project's .venv/bin/python (scripts/setup.sh makes it)")
@@ -26,6 +33,9 @@ except ImportError:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("json", nargs="+", help="side-by-side JSON files of one or more passes")
+    p.add_argument("--per-size", action="store_true",
+                   help="a Markdown table of every static size's ratio per CPU and "
+                        "Symbiosis's final M_a, instead of the summary")
     args = p.parse_args()
     cells: Dict[Tuple[str, float], dict] = {}
     for path in args.json:
@@ -40,6 +50,7 @@ def main() -> None:
                     for run in group["runs"]:
                         cell["pairs"].append({
                             "static": group["static"], "repeat": run["static_cpus"][0],
+                            "static_ma_bytes": run["static"]["summary"].get("final_ma_bytes"),
                             "static_run": {"summary": run["static"]["summary"]},
                             "symbiosis": {"summary": run["symbiosis"]["summary"]}})
         except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
@@ -49,6 +60,9 @@ def main() -> None:
     if not cells:
         sys.exit("oracle_held_out.py: no side-by-side pairs in these files; give the --json "
                  "files of `symbiosis bench ... --side-by-side` runs")
+    if args.per_size:
+        print_per_size(cells)
+        return
     print(f"{'workload':10s} {'M/D_u':>5s} {'/oracle':>8s} {'oracle':>15s} {'held out':>8s}")
     for (workload, ratio), cell in sorted(cells.items()):
         ratios = pair_ratios(cell)
@@ -56,6 +70,44 @@ def main() -> None:
         held = held_out_oracle(cell)
         held_text = f"{held:8.3f}" if held is not None else f"{'-':>8s}"
         print(f"{workload:10s} {ratio:5.2f} {ratios[oracle]:8.3f} {oracle:>15s} {held_text}")
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):g}"
+
+
+def print_per_size(cells: Dict[Tuple[str, float], dict]) -> None:
+    """Columns are the static sizes of all cells, smallest M_a first."""
+    sizes: Dict[str, int] = {}
+    for cell in cells.values():
+        for pair in cell["pairs"]:
+            sizes.setdefault(pair["static"], pair["static_ma_bytes"] or 0)
+    names = sorted(sizes, key=lambda n: (sizes[n], n))
+    heads = [n[len("static-"):] if n.startswith("static-") else n for n in names]
+    print("| cell | static CPU | " + " | ".join(heads) + " | Symbiosis M_a, MiB (runs) |")
+    print("|---" * (len(names) + 3) + "|")
+    for (workload, ratio), cell in sorted(cells.items()):
+        final = Counter(pair["symbiosis"]["summary"].get("final_ma_bytes")
+                        for pair in cell["pairs"])
+        ends = ", ".join(f"{_mib(ma)} ({n})" if ma is not None else f"? ({n})"
+                         for ma, n in sorted(final.items(), key=lambda kv: kv[0] or 0))
+        for k, cpu in enumerate(sorted({pair["repeat"] for pair in cell["pairs"]})):
+            by_static: Dict[str, List[float]] = {}
+            for pair in cell["pairs"]:
+                if pair["repeat"] == cpu:
+                    by_static.setdefault(pair["static"], []).append(pair_ratio(pair))
+            row = [f"{workload} {ratio:.1f}" if k == 0 else "", str(cpu)]
+            row += [f"{_geometric_mean(by_static[n]):.2f}" if n in by_static else "-"
+                    for n in names]
+            row.append(ends if k == 0 else "")
+            print("| " + " | ".join(row) + " |")
+
+
+def _geometric_mean(ratios: List[float]) -> float:
+    """0 if a static run did no work."""
+    if min(ratios) <= 0:
+        return 0.0
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
 
 
 if __name__ == "__main__":

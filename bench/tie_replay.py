@@ -6,8 +6,9 @@ the decision would change (bench/rocksdb.md section 17).
 
 Reads `symbiosis bench ... --json` files (side by side or not) and applies
 the Tracker's rules to each round's candidates: the best score; within the
-margin, the fewest predicted device reads in steps of 0.005 per access,
-then the score; a gain under 10% keeps M_a, under 20% is tried, else
+margin and at most --read-share of the best's predicted device reads, the
+fewest in steps of 0.005 per access, then the score (--read-share 1: the
+rule of section 17, any reads); a gain under 10% keeps M_a, under 20% is tried, else
 adopted (the defaults of gain_threshold and trusted_gain).
 """
 import argparse
@@ -20,8 +21,12 @@ READS_STEP = 0.005
 GAIN, TRUSTED = 0.10, 0.20
 
 
+def reads(c: dict) -> float:
+    return (1 - c["hit_app"]) * (1 - c["hit_kernel"])
+
+
 def reads_step(c: dict) -> int:
-    return math.floor((1 - c["hit_app"]) * (1 - c["hit_kernel"]) / READS_STEP)
+    return math.floor(reads(c) / READS_STEP)
 
 
 def score(c: dict) -> float:
@@ -49,10 +54,16 @@ def rounds(d: dict):
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--margin", type=float, default=0.03, help="read_tie_margin (default 0.03)")
+    p.add_argument("--read-share", type=float, default=0.5,
+                   help="a tie's winner predicts at most this share of the best's device "
+                        "reads (default 0.5, the Tracker's; 1: any)")
     p.add_argument("json", nargs="+", help="--json files of `symbiosis bench` runs")
     args = p.parse_args()
     if not 0 <= args.margin < 1:
         sys.exit(f"tie_replay.py: --margin {args.margin} is outside [0, 1); give e.g. 0.03")
+    if not 0 < args.read_share <= 1:
+        sys.exit(f"tie_replay.py: --read-share {args.read_share} is outside (0, 1]; "
+                 "give e.g. 0.5")
     seen, changed = collections.Counter(), collections.Counter()
     examples = collections.defaultdict(collections.Counter)
     for path in args.json:
@@ -68,7 +79,8 @@ def main() -> None:
             if not valid or not current:
                 continue
             best = min(valid, key=score)
-            tied = [c for c in valid if score(c) <= (1 + args.margin) * score(best)]
+            tied = [c for c in valid if score(c) <= (1 + args.margin) * score(best) and
+                    (c is best or reads(c) <= args.read_share * reads(best))]
             winner = min(tied, key=lambda c: (reads_step(c), score(c)))
             key = (engine, workload, round(ratio, 2))
             seen[key] += 1

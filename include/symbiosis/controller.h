@@ -176,17 +176,18 @@ struct ControllerConfig {
   // faster (bench/leveldb.md section 13). At most gain_threshold: every
   // adoption on the model alone.
   double trusted_gain = 0.2;
-  // Candidates scoring within read_tie_margin of the best tie with it, and
-  // the one predicting the fewest device reads (in steps of 0.005 per
-  // access, then by score) wins: near a second tier's cliff the model
-  // undercounts reads, and a read costs more than its per-event price.
-  // 0: off, the default; RocksDB's engine budget sets 0.03. There, in
-  // zipfian and hotspot30 at M/D_u 0.8, 21 of 24 first rounds ranked 40 MiB
-  // best with 32 within 0.2-2%, 40 predicting 0.009-0.011 reads per access
-  // where 32 predicted 0.0003: RocksDB measured H_k 0.95 at 40 against the
-  // model's 0.968, and 32 ran 5-10% faster than 40 (bench/rocksdb.md
-  // sections 16 and 17).
-  double read_tie_margin = 0;
+  // Candidates scoring within read_tie_margin of the best and predicting
+  // at most half its device reads tie with it, and the one predicting the
+  // fewest (in steps of 0.005 per access, then by score) wins: near a
+  // second tier's cliff the model undercounts reads, and a read costs
+  // more than its per-event price.
+  // 0: off. Unset: the engine's choice, 0.03 in RocksDB's engine budget
+  // and off elsewhere. There, in zipfian and hotspot30 at M/D_u 0.8, 21 of
+  // 24 first rounds ranked 40 MiB best with 32 within 0.2-2%, 40
+  // predicting 0.009-0.011 reads per access where 32 predicted 0.0003:
+  // RocksDB measured H_k 0.95 at 40 against the model's 0.968, and 32 ran
+  // 5-10% faster than 40 (bench/rocksdb.md sections 16 and 17).
+  std::optional<double> read_tie_margin;
 
   // --- Resizing ---
   uint64_t resize_step_bytes = 0;  // per step; 0: M / 16

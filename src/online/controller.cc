@@ -94,7 +94,7 @@ void ValidateControllerConfig(const ControllerConfig& c) {
           "trial_min_seconds must be in [0, 3600], e.g. 5");
   Require(c.trusted_gain >= 0 && c.trusted_gain < 1,
           "trusted_gain must be in [0, 1), e.g. 0.2 (at most gain_threshold: adopt on the model alone)");
-  Require(c.read_tie_margin >= 0 && c.read_tie_margin < 1,
+  Require(!c.read_tie_margin || (*c.read_tie_margin >= 0 && *c.read_tie_margin < 1),
           "read_tie_margin must be in [0, 1), e.g. 0.03 (0 turns the tie-break off)");
   Require(c.max_trials > 0, "max_trials must be at least 1 (default 2); trial_band = 0 turns "
                             "trials off");

@@ -88,6 +88,8 @@ class Tracker {
   enum class TrialPhase { kBefore, kMoving, kSettling, kAfter };
   // Device reads per access closer than this are a tie.
   static constexpr double kTrialReadsStep = 0.005;
+  // A read tie's winner predicts at most this share of the best's reads.
+  static constexpr double kTieReadShare = 0.5;
 
   // Hit ratios of a window; L_e follows from them with the costs of the
   // moment, so a change of the measured costs alone starts no round.
@@ -125,7 +127,8 @@ class Tracker {
   bool RoseAboveReference(double latency) const;
   void CloseRound();
   void EnterSettling();
-  // Predicted device reads per access, in steps of kTrialReadsStep.
+  // Predicted device reads per access, and in steps of kTrialReadsStep.
+  static double DeviceReads(const CandidateStats& c);
   static int64_t ReadsStep(const CandidateStats& c);
   // The candidate that wins best's tie (config_.read_tie_margin).
   size_t WinnerOfTie(size_t best) const;

@@ -313,22 +313,25 @@ TEST(TrackerTest, RejectsAGainBelowTheThreshold) {
 }
 
 // Within read_tie_margin of the best score, the candidate predicting the
-// fewest device reads wins; beyond it, the score decides.
+// fewest device reads wins if it at most halves the best's; otherwise, the
+// score decides.
 TEST(TrackerTest, ANearTieGoesToTheCandidateWithFewerDeviceReads) {
   struct Case {
     double margin;
-    bool closer_best;  // a third candidate scores 4% below the tie's best
+    double half_reads;  // M / 2's device reads per access; 5M / 8 reads 0.11
+    bool closer_best;   // a third candidate scores 4% below the tie's best
     uint64_t adopted;
   };
-  for (const Case& k : {Case{0, false, kM * 5 / 8}, Case{0.03, false, kM * 4 / 8},
-                        Case{0.03, true, kM * 6 / 8}}) {
+  for (const Case& k : {Case{0, 0.04, false, kM * 5 / 8}, Case{0.03, 0.04, false, kM * 4 / 8},
+                        Case{0.03, 0.04, true, kM * 6 / 8}, Case{0.03, 0.10, false, kM * 5 / 8}}) {
     ControllerConfig c = SmallConfig();
     c.read_tie_margin = k.margin;
     Harness h(c);
     // L_e = 3 app + 16 device misses per access; 3.1 measured now.
-    h.sim.app_miss[4] = 0.2;  // M / 2: 0.6 + 1.6 = 2.2, 0.10 device reads
-    h.sim.kernel_miss[4] = 0.1;
-    h.sim.app_miss[5] = 0.14;  // 5M / 8: 0.42 + 1.76 = 2.18, 1% better, 0.11 reads
+    // M / 2: L_e 2.2 whatever its reads (0.04: 1.56 + 0.64; 0.10: 0.6 + 1.6).
+    h.sim.app_miss[4] = (2.2 - 16 * k.half_reads) / 3;
+    h.sim.kernel_miss[4] = k.half_reads;
+    h.sim.app_miss[5] = 0.14;  // 5M / 8: 0.42 + 1.76 = 2.18, 1% better
     h.sim.kernel_miss[5] = 0.11;
     if (k.closer_best) {
       h.sim.app_miss[6] = 0.1;  // 6M / 8: 0.3 + 1.792 = 2.092, 4% better than 2.18
@@ -338,7 +341,7 @@ TEST(TrackerTest, ANearTieGoesToTheCandidateWithFewerDeviceReads) {
     h.RunRound(kHa, kHk);
     const RoundStats& r = h.LastRound();
     EXPECT_EQ(r.decision, "adopted") << r.reason;
-    EXPECT_EQ(r.adopted_ma_bytes, k.adopted) << k.margin << " " << r.reason;
+    EXPECT_EQ(r.adopted_ma_bytes, k.adopted) << k.margin << " " << k.half_reads << " " << r.reason;
     const bool tie = r.reason.find("a tie, the fewer reads win") != std::string::npos;
     EXPECT_EQ(tie, k.adopted == kM * 4 / 8) << r.reason;
   }

@@ -68,3 +68,25 @@ def test_aa_pairs_takes_only_a_static_configuration():
                           env=dict(os.environ, AA_CONFIG="symbiosis"))
     assert proc.returncode == 1
     assert "AA_CONFIG" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_per_size_lists_each_size_per_cpu_and_where_symbiosis_ended(tmp_path):
+    def run(cpu, static_ma, static_ops, sym_ma, sym_ops):
+        return {"static_cpus": [cpu],
+                "static": {"summary": {"throughput_ops": static_ops,
+                                       "final_ma_bytes": static_ma << 20}},
+                "symbiosis": {"summary": {"throughput_ops": sym_ops,
+                                          "final_ma_bytes": sym_ma << 20}}}
+    pairs = [{"static": "static-max", "runs": [run(0, 64, 100, 8, 90), run(1, 64, 100, 8, 110)]},
+             {"static": "static-default", "runs": [run(0, 8, 100, 16, 100),
+                                                   run(1, 8, 100, 8, 80)]}]
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"cells": [{"workload": "uniform", "ratio": 0.2,
+                                           "pairs": pairs}]}))
+    proc = _run("--per-size", path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    # Columns by the static M_a, smallest first, whatever order the file has.
+    assert lines[0] == "| cell | static CPU | default | max | Symbiosis M_a, MiB (runs) |"
+    assert lines[2] == "| uniform 0.2 | 0 | 1.00 | 0.90 | 8 (3), 16 (1) |"
+    assert lines[3] == "|  | 1 | 0.80 | 1.10 |  |"

@@ -43,10 +43,29 @@ def test_a_near_tie_goes_to_fewer_device_reads(tmp_path):
     assert "decisions changed: 0 of 1 rounds" in off.stdout
 
 
+def test_a_tie_needs_the_winner_to_halve_the_reads(tmp_path):
+    # hotspot10 at M/D_u 0.2 (bench/rocksdb.md section 18): 40 MiB scores
+    # within 3% of 64 MiB, predicting 0.081 device reads to its 0.095.
+    rd = {"candidates": [_candidate(8, 24.55, 0.110, 0.916, current=True),
+                         _candidate(40, 15.76, 0.829, 0.524),
+                         _candidate(64, 15.38, 0.905, 0.0)]}
+    run = {"symbiosis": {"summary": {"controller": {"rounds": [rd]}}}}
+    f = tmp_path / "b.json"
+    f.write_text(json.dumps({"engine": "rocksdb", "cells": [
+        {"workload": "hotspot10", "ratio": 0.2, "pairs": [{"static": "static-max",
+                                                            "runs": [run]}]}]}))
+    halved = _run("--margin", "0.03", f)
+    assert halved.returncode == 0, halved.stderr
+    assert "decisions changed: 0 of 1 rounds" in halved.stdout
+    any_reads = _run("--margin", "0.03", "--read-share", "1", f)
+    assert "adopt 64 MiB -> adopt 40 MiB (1)" in any_reads.stdout, any_reads.stdout
+
+
 def test_bad_input_is_a_one_line_error(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    for args in (["--margin", "1.5", _file(tmp_path / "a.json")], [bad],
+    for args in (["--margin", "1.5", _file(tmp_path / "a.json")],
+                 ["--read-share", "0", _file(tmp_path / "a.json")], [bad],
                  [tmp_path / "missing.json"]):
         proc = _run(*args)
         assert proc.returncode != 0
