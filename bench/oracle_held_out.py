@@ -13,18 +13,17 @@ had, since passes run with --repeats 1 each start at repeat 0.
 
 With --per-size, a Markdown table instead: per cell and static run's CPU,
 each static size's ratio (the geometric mean of its pairs there), and how
-often each Symbiosis run ended at each M_a (bench/rocksdb.md sections 16
-and 17 read such tables).
+often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
+16-18 show such tables).
 """
 import argparse
 import json
-import math
 import sys
 from collections import Counter
-from typing import Dict, List, Tuple
+from typing import Dict, Tuple
 
 try:
-    from symbiosis.bench import held_out_oracle, pair_ratio, pair_ratios
+    from symbiosis.bench import held_out_oracle, pair_ratios
 except ImportError:
     sys.exit("oracle_held_out.py: the symbiosis package is not importable; run it with the "
              "project's .venv/bin/python (scripts/setup.sh makes it)")
@@ -92,22 +91,11 @@ def print_per_size(cells: Dict[Tuple[str, float], dict]) -> None:
         ends = ", ".join(f"{_mib(ma)} ({n})" if ma is not None else f"? ({n})"
                          for ma, n in sorted(final.items(), key=lambda kv: kv[0] or 0))
         for k, cpu in enumerate(sorted({pair["repeat"] for pair in cell["pairs"]})):
-            by_static: Dict[str, List[float]] = {}
-            for pair in cell["pairs"]:
-                if pair["repeat"] == cpu:
-                    by_static.setdefault(pair["static"], []).append(pair_ratio(pair))
+            here = pair_ratios({"pairs": [p for p in cell["pairs"] if p["repeat"] == cpu]})
             row = [f"{workload} {ratio:.1f}" if k == 0 else "", str(cpu)]
-            row += [f"{_geometric_mean(by_static[n]):.2f}" if n in by_static else "-"
-                    for n in names]
+            row += [f"{here[n]:.2f}" if n in here else "-" for n in names]
             row.append(ends if k == 0 else "")
             print("| " + " | ".join(row) + " |")
-
-
-def _geometric_mean(ratios: List[float]) -> float:
-    """0 if a static run did no work."""
-    if min(ratios) <= 0:
-        return 0.0
-    return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
 
 
 if __name__ == "__main__":
