@@ -34,7 +34,8 @@
 //             rule out (their scores within the trial band) run for real,
 //             fewest predicted device reads first, at most max_trials: the
 //             busy thread time per access is measured at the current M_a,
-//             at each candidate's once the caches settled, and at the
+//             at each candidate's once the caches settled (their device
+//             reads stopped falling), and at the
 //             current M_a again; a candidate stays only if it measured the
 //             trial gain less than the current M_a's time interpolated to
 //             its own (the machine's speed drifts meanwhile). The model's
@@ -43,7 +44,8 @@
 //             around them (interrupts, reclaim), which a layout without
 //             device reads does not pay. A winner whose predicted gain is
 //             below the trusted gain is tried the same way, first, rather
-//             than adopted.
+//             than adopted, and so is a kept round's winner that predicts
+//             at least the trial gain.
 //   Settling  after a resize, waits for the caches to fill before the next
 //             reference is taken.
 //
@@ -139,7 +141,9 @@ struct ControllerConfig {
   // counts; a short window is extended up to max_extensions times.
   uint64_t min_samples = 800;
   uint32_t max_extensions = 3;
-  uint64_t settle_accesses = 300'000;  // after a resize, before a reference
+  // After a resize, before a reference; after a trial's move, in halves
+  // until the device reads stop falling (at least two, at most twenty).
+  uint64_t settle_accesses = 300'000;
   uint32_t max_abandoned_rounds = 3;   // in a row, then back off
   uint64_t churn_backoff_accesses = 10'000'000;
   // Re-simulate after this many Stable accesses even without a change;
@@ -154,7 +158,8 @@ struct ControllerConfig {
   // trial_band 0: no trials. All of them run, then the current M_a is
   // measured again; the one with the least busy thread time per access
   // (over trial_windows windows) relative to the current M_a's at its
-  // time stays if that is at least trial_gain below it. In LevelDB's hotspot20
+  // time stays if that is at least trial_gain below it. A round's winner
+  // predicting at least trial_gain goes first. In LevelDB's hotspot20
   // cell at M/D_u 0.4 the layout without a
   // block cache scored 13-19% above the current 8 MiB and ran 2.2x faster
   // (bench/leveldb.md section 8).

@@ -17,6 +17,12 @@ std::string Format(const char* format, double a, double b = 0, double c = 0) {
 
 std::string MiB(uint64_t bytes) { return Format("%.1f MiB", bytes / 1048576.0); }
 
+void Append(uint64_t ma_bytes, std::vector<uint64_t>* trials) {
+  if (std::find(trials->begin(), trials->end(), ma_bytes) == trials->end()) {
+    trials->push_back(ma_bytes);
+  }
+}
+
 }  // namespace
 
 Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
@@ -57,9 +63,6 @@ uint64_t Tracker::next_deadline() const {
   if (applied_ != target_) t = std::min(t, step_due_);
   if (state_ == ControllerState::kSettling) t = std::min(t, settle_end_);
   if (state_ == ControllerState::kAdapting) t = std::min(t, stage_end_);
-  if (state_ == ControllerState::kTrying && trial_phase_ == TrialPhase::kSettling) {
-    t = std::min(t, settle_end_);
-  }
   if (state_ == ControllerState::kStable && config_.resimulate_accesses > 0) {
     t = std::min(t, std::max(stable_since_ + config_.resimulate_accesses, no_round_until_));
   }
@@ -528,7 +531,15 @@ void Tracker::FinishRound() {
                            100 * config_.gain_threshold) +
                     score + Format(" %.3g against %.3g now", Score(winner), Score(current)) +
                     " (M_a " + MiB(winner.ma_bytes) + ")";
-    if (cpu_load_measured_ && config_.trial_band > 0) trials = TrialCandidates(current);
+    if (cpu_load_measured_ && config_.trial_band > 0) {
+      std::optional<uint64_t> first;
+      if (best != current_index_ && Score(winner) <= (1 - config_.trial_gain) * Score(current)) {
+        round_.reason += Format(", at least the trial gain %.0f%%: tried first",
+                                100 * config_.trial_gain);
+        first = winner.ma_bytes;
+      }
+      trials = TrialCandidates(current, first);
+    }
   } else {
     round_.reason = "M_a " + MiB(winner.ma_bytes) + " predicts " + score +
                     Format(" %.3g, %.0f%% below the current %.3g", Score(winner),
@@ -536,11 +547,7 @@ void Tracker::FinishRound() {
     if (cpu_load_measured_ && config_.trial_band > 0 &&
         Score(winner) > (1 - config_.trusted_gain) * Score(current)) {
       round_.reason += Format(", under the trusted %.0f%%: tried first", 100 * config_.trusted_gain);
-      trials = TrialCandidates(current);
-      if (std::find(trials.begin(), trials.end(), winner.ma_bytes) == trials.end()) {
-        trials.insert(trials.begin(), winner.ma_bytes);
-        if (trials.size() > config_.max_trials) trials.pop_back();
-      }
+      trials = TrialCandidates(current, winner.ma_bytes);
     } else {
       round_.decision = "adopted";
       round_.adopted_ma_bytes = winner.ma_bytes;
@@ -612,7 +619,14 @@ size_t Tracker::WinnerOfTie(size_t best) const {
 // whole budget ran 1.18x faster than the 16 MiB a smaller-first order
 // tried and kept (bench/leveldb.md sections 8 and 9). So a tie is tried
 // from its ends inward: the smallest, the largest, the next smallest...
-std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current) const {
+//
+// `first` goes before them all: the round's winner where it predicts at
+// least the trial gain, whatever its reads. The order by a tie's ends
+// never reached the middle of a wide tie, where the model's best lay: in
+// RocksDB's hotspot10 at M/D_u 0.8 the round ranked 32 MiB best by 8%,
+// the oracle there, and tried 16 and 40 (bench/rocksdb.md section 17).
+std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current,
+                                               std::optional<uint64_t> first) const {
   std::vector<const CandidateStats*> band;
   for (const CandidateStats& c : round_.candidates) {
     if (c.valid && c.ma_bytes != target_ &&
@@ -625,15 +639,16 @@ std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current) co
     return a->ma_bytes < b->ma_bytes;
   });
   std::vector<uint64_t> trials;
-  for (size_t first = 0; first < band.size() && trials.size() < config_.max_trials;) {
-    size_t last = first;
-    while (last + 1 < band.size() && ReadsStep(*band[last + 1]) == ReadsStep(*band[first])) ++last;
-    size_t lo = first, hi = last;
+  if (first) trials.push_back(*first);
+  for (size_t from = 0; from < band.size() && trials.size() < config_.max_trials;) {
+    size_t last = from;
+    while (last + 1 < band.size() && ReadsStep(*band[last + 1]) == ReadsStep(*band[from])) ++last;
+    size_t lo = from, hi = last;
     while (lo <= hi && trials.size() < config_.max_trials) {
-      trials.push_back(band[lo++]->ma_bytes);
-      if (lo <= hi && trials.size() < config_.max_trials) trials.push_back(band[hi--]->ma_bytes);
+      Append(band[lo++]->ma_bytes, &trials);
+      if (lo <= hi && trials.size() < config_.max_trials) Append(band[hi--]->ma_bytes, &trials);
     }
-    first = last + 1;
+    from = last + 1;
   }
   return trials;
 }
@@ -681,12 +696,39 @@ void Tracker::RestartTrialMeasure() {
 void Tracker::AdvanceTrial() {
   if (trial_phase_ == TrialPhase::kMoving && applied_ == target_) {
     trial_phase_ = TrialPhase::kSettling;
-    settle_end_ = now_ + config_.settle_accesses;
+    fill_from_ = now_;
+    fill_blocks_ = 0;
+    fill_accesses_ = 0;
+    fill_reads_ = 0;
   }
-  if (trial_phase_ == TrialPhase::kSettling && now_ >= settle_end_) {
-    trial_phase_ = TrialPhase::kAfter;
-    RestartTrialMeasure();
-  }
+}
+
+// After a move the caches fill, and until they have, a trial measures the
+// move instead of the layout. A grown block cache fills from its misses; a
+// regrown compressed cache takes a block only at its second eviction. In
+// RocksDB's hotspot10 at M/D_u 1.0, 2 s after a trial's move from 8 to
+// 56 MiB the block cache was full but the 8 MiB left to the compressed
+// cache served 0.52 of its lookups, 0.88 after 6 s, and the trial measured
+// 56 MiB 8-15% slower than 8; settled as below, 4-9% (bench/rocksdb.md
+// section 19). So the settle runs in halves
+// of settle_accesses, at least two (the settle as it was), and goes on
+// while a half's device reads per access fall by more than kTrialFillDrop
+// from the half's before. A fill falls fastest first: there the
+// compressed cache's misses fell by 60%, then 33%, in two spans of about
+// a million accesses.
+void Tracker::SettleTrial(const EventTotals& w, uint64_t window_begin) {
+  if (window_begin < fill_from_) return;
+  fill_accesses_ += w.accesses;
+  fill_reads_ += w.reads - w.read_hits;
+  if (fill_accesses_ < std::max<uint64_t>(config_.settle_accesses / 2, 1)) return;
+  const double rate = static_cast<double>(fill_reads_) / fill_accesses_;
+  const bool filling = fill_blocks_ == 0 || rate < (1 - kTrialFillDrop) * fill_rate_;
+  fill_rate_ = rate;
+  fill_accesses_ = 0;
+  fill_reads_ = 0;
+  if (filling && ++fill_blocks_ < kMaxTrialFillBlocks) return;
+  trial_phase_ = TrialPhase::kAfter;
+  RestartTrialMeasure();
 }
 
 void Tracker::MoveToNextTrial() {
@@ -702,6 +744,7 @@ void Tracker::MoveBackFromTrials() {
 // Windows measure the M_a in place: the current one (kBefore), each
 // candidate in turn, then the current one again (kAfter throughout).
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
+  if (trial_phase_ == TrialPhase::kSettling) SettleTrial(w, window_begin);
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
   if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
   trial_busy_us_ += BusyThreadUs(w);

@@ -90,6 +90,11 @@ class Tracker {
   static constexpr double kTrialReadsStep = 0.005;
   // A read tie's winner predicts at most this share of the best's reads.
   static constexpr double kTieReadShare = 0.5;
+  // A trial's caches are still filling while the device reads per access
+  // of a half settle_accesses fall by more than this share from the half
+  // before, for at most kMaxTrialFillBlocks halves.
+  static constexpr double kTrialFillDrop = 0.1;
+  static constexpr uint32_t kMaxTrialFillBlocks = 20;
 
   // Hit ratios of a window; L_e follows from them with the costs of the
   // moment, so a change of the measured costs alone starts no round.
@@ -132,11 +137,14 @@ class Tracker {
   static int64_t ReadsStep(const CandidateStats& c);
   // The candidate that wins best's tie (config_.read_tie_margin).
   size_t WinnerOfTie(size_t best) const;
-  std::vector<uint64_t> TrialCandidates(const CandidateStats& current) const;
+  // What to try after a round that kept M_a, in order, `first` first.
+  std::vector<uint64_t> TrialCandidates(const CandidateStats& current,
+                                        std::optional<uint64_t> first) const;
   void StartTrial(std::vector<uint64_t> candidates);
   void MoveToNextTrial();
   void RestartTrialMeasure();
   void OnTrialWindow(const EventTotals& w, uint64_t window_begin);
+  void SettleTrial(const EventTotals& w, uint64_t window_begin);
   void AdvanceTrial();
   void MoveBackFromTrials();
   void EndTrials(double current_again, uint64_t again_at);
@@ -208,6 +216,12 @@ class Tracker {
   uint64_t trial_before_at_ = 0;  // the middle access of that measure
   // Each candidate's measure and its middle access, in trial_queue_'s order.
   std::vector<std::pair<double, uint64_t>> trial_measures_;
+  // Settling after a trial's move: windows from fill_from_ on, in blocks.
+  uint64_t fill_from_ = 0;
+  uint32_t fill_blocks_ = 0;
+  uint64_t fill_accesses_ = 0;  // in the block so far
+  uint64_t fill_reads_ = 0;     // device reads in it
+  double fill_rate_ = 0;        // the last block's device reads per access
 
   std::deque<RoundStats> history_;  // closed rounds, the most recent last
 };

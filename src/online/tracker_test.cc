@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -820,10 +821,46 @@ TEST(TrackerTest, TrialMeasuresLastAtLeastTheMinimumTime) {
       << trying[0] << " " << trying[1];
 }
 
+// After a trial's move the caches fill, and the trial measures only once
+// the device reads stopped falling. At 128 MiB the scripted engine first
+// reads the device on every application miss, then ever less, as a cache
+// fills (H_k approaches its own at rest by 1 - e^(-t / 3000)), as slow as
+// modelled meanwhile and faster after `fill` accesses. A fill of 12,000
+// accesses outlasts the settle (2,000) and the measure (three windows of
+// 1,000) together: measured in it, 128 MiB would not be kept.
+TEST(TrackerTest, ATrialMeasuresOnceItsCachesStoppedFilling) {
+  for (const uint64_t fill : {uint64_t{0}, uint64_t{12'000}}) {
+    Harness h(MeasuringConfig());
+    h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+    uint64_t at_candidate = 0;
+    for (uint64_t n = 0; n < 100'000 && h.tracker->state() == ControllerState::kTrying;
+         n += Harness::kChunk) {
+      double hk = kFourThreadsHk;
+      h.timing = kFourThreadsOnOneCpu;
+      if (h.tracker->app_bytes() == kM / 8) {
+        if (at_candidate < fill) {
+          hk = kFourThreadsHk * (1 - std::exp(-static_cast<double>(at_candidate) / 3000));
+        } else {
+          h.timing = FasterThanModelled();
+        }
+        at_candidate += Harness::kChunk;
+      }
+      h.Run(Harness::kChunk, kFourThreadsHa, hk);
+    }
+    const RoundStats& r = h.LastRound();
+    ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+    EXPECT_TRUE(r.trials[0].kept) << r.reason;
+    EXPECT_NEAR(r.trials[0].after, 14.25, 0.5) << r.reason;
+    EXPECT_GT(at_candidate, fill + 3000) << r.reason;
+  }
+}
+
 // A winner that predicts less than the trusted gain is not adopted on the
-// model's word: it is tried first (even where the band's order or
-// max_trials would leave it out) and stays only if the engine measures it
-// faster. Candidate 1 (128 MiB) predicts A 4 * (2 + 0.45 * 5 + 0.01 * 25)
+// model's word: it is tried first (where the band's order or max_trials
+// would try it later or leave it out) and stays only if the engine
+// measures it faster. Candidate 1 (128 MiB) predicts A 4 * (2 + 0.45 * 5 + 0.01 * 25)
 // = 18 against the current 21: 14%, above the gain threshold, below the
 // trusted 20%. Candidate 2 (256 MiB), A 4 * (2 + 0.6 * 5 + 0.005 * 25) =
 // 20.5, is in the band and reads the device least, so the band alone
@@ -869,8 +906,9 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
                                      [](const TrialStats& t) { return t.ma_bytes == kM / 8; });
     ASSERT_NE(winner, r.trials.end()) << r.reason;
     EXPECT_EQ(winner->kept, k.kept == kM / 8) << r.reason;
+    EXPECT_EQ(r.trials[0].ma_bytes, kM / 8) << r.reason;
     if (k.max_trials == 2) {
-      EXPECT_EQ(r.trials[0].ma_bytes, 2 * kM / 8);  // the band's order
+      EXPECT_EQ(r.trials[1].ma_bytes, 2 * kM / 8) << r.reason;  // the band's first
     }
     EXPECT_EQ(r.decision, k.kept == 8 * kMiB ? "rejected" : "adopted") << r.reason;
     EXPECT_EQ(h.tracker->app_bytes(), k.kept) << r.reason;
@@ -900,10 +938,10 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
     ControllerConfig c = MeasuringConfig();
     c.max_trials = k.max_trials;
     Harness h(c);
-    // Candidate 1 (128 MiB): A 20, 0.01 device reads per access; candidate
-    // 2 (256 MiB): A 19, the best score, but 0.02; the current 8 MiB: A 21
-    // (neither gains 10%); the others 26.
-    h.ScriptCandidates({0.6, 0.55, 0.45}, {0.01, 0.01, 0.02}, 0.6, 0.06);
+    // Candidate 1 (128 MiB): A 20.5, 0.01 device reads per access;
+    // candidate 2 (256 MiB): A 20, the best score, but 0.02; the current
+    // 8 MiB: A 21 (neither gains the trial gain, 5%); the others 26.
+    h.ScriptCandidates({0.6, 0.575, 0.5}, {0.01, 0.01, 0.02}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.LastRound().decision, "rejected") << h.LastRound().reason;
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
@@ -928,6 +966,32 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
   }
 }
 
+// The round's winner, predicting at least the trial gain but not the gain
+// threshold, is tried before the band's order: candidate 2 (256 MiB)
+// predicts A 19 against the current 21 (9.5%), candidate 1 (128 MiB) 20.5
+// with half its device reads. With one trial, candidate 2 is tried; where
+// it predicts 20 (4.8%), candidate 1 is.
+TEST(TrackerTest, AWinnerPredictingTheTrialGainIsTriedFirst) {
+  for (const bool trial_gain : {true, false}) {
+    ControllerConfig c = MeasuringConfig();
+    c.max_trials = 1;
+    Harness h(c);
+    h.ScriptCandidates({0.6, 0.575, trial_gain ? 0.45 : 0.5}, {0.01, 0.01, 0.02}, 0.6, 0.06);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    const RoundStats round = h.LastRound();
+    ASSERT_EQ(round.decision, "rejected") << round.reason;
+    EXPECT_NEAR(round.candidates[2].predicted_access_time, trial_gain ? 19 : 20, 0.5);
+    EXPECT_EQ(round.reason.find("tried first") != std::string::npos, trial_gain) << round.reason;
+    ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
+    for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    const RoundStats& r = h.LastRound();
+    ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+    EXPECT_EQ(r.trials[0].ma_bytes, trial_gain ? 2 * kM / 8 : kM / 8) << r.reason;
+  }
+}
+
 // Candidates whose device reads differ by less than a step are a tie,
 // tried from its ends inward: candidate 2 (256 MiB) scores best, but
 // candidates 1 and 3 (128 and 384 MiB) read the device as often, so 1 and
@@ -936,8 +1000,9 @@ TEST(TrackerTest, AmongEqualDeviceReadsTheEndsAreTriedFirst) {
   ControllerConfig c = MeasuringConfig();
   c.max_trials = 3;
   Harness h(c);
-  // Candidate 1: A 20; candidate 2: A 19.1.
-  h.ScriptCandidates({0.6, 0.55, 0.5, 0.52}, {0.01, 0.011, 0.012, 0.012}, 0.6, 0.06);
+  // Candidate 1: A 20.6; candidate 2: A 20.2, under the trial gain (5%)
+  // against the current 21: not tried first.
+  h.ScriptCandidates({0.6, 0.575, 0.55, 0.56}, {0.01, 0.011, 0.012, 0.012}, 0.6, 0.06);
   h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
   ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
   for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
