@@ -710,12 +710,11 @@ void Tracker::AdvanceTrial() {
 // 56 MiB the block cache was full but the 8 MiB left to the compressed
 // cache served 0.52 of its lookups, 0.88 after 6 s, and the trial measured
 // 56 MiB 8-15% slower than 8; settled as below, 4-9% (bench/rocksdb.md
-// section 19). So the settle runs in halves
-// of settle_accesses, at least two (the settle as it was), and goes on
-// while a half's device reads per access fall by more than kTrialFillDrop
-// from the half's before. A fill falls fastest first: there the
-// compressed cache's misses fell by 60%, then 33%, in two spans of about
-// a million accesses.
+// section 19). So the settle runs in blocks of half settle_accesses, at
+// least two (the settle as it was), and goes on while a block's device
+// reads per access fall by more than kTrialFillDrop from the block's
+// before. A fill falls fastest first: there the compressed cache's misses
+// fell by 60%, then 33%, in two spans of about a million accesses.
 void Tracker::SettleTrial(const EventTotals& w, uint64_t window_begin) {
   if (window_begin < fill_from_) return;
   fill_accesses_ += w.accesses;

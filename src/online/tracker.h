@@ -91,8 +91,8 @@ class Tracker {
   // A read tie's winner predicts at most this share of the best's reads.
   static constexpr double kTieReadShare = 0.5;
   // A trial's caches are still filling while the device reads per access
-  // of a half settle_accesses fall by more than this share from the half
-  // before, for at most kMaxTrialFillBlocks halves.
+  // of a block (half settle_accesses) fall by more than this share from
+  // the block before, for at most kMaxTrialFillBlocks blocks.
   static constexpr double kTrialFillDrop = 0.1;
   static constexpr uint32_t kMaxTrialFillBlocks = 20;
 
@@ -216,7 +216,8 @@ class Tracker {
   uint64_t trial_before_at_ = 0;  // the middle access of that measure
   // Each candidate's measure and its middle access, in trial_queue_'s order.
   std::vector<std::pair<double, uint64_t>> trial_measures_;
-  // Settling after a trial's move: windows from fill_from_ on, in blocks.
+  // Settling after a trial's move: windows from fill_from_ on, in blocks
+  // of half settle_accesses.
   uint64_t fill_from_ = 0;
   uint32_t fill_blocks_ = 0;
   uint64_t fill_accesses_ = 0;  // in the block so far
