@@ -12,6 +12,7 @@ writes the table, the JSON and the plots.
 
 from __future__ import annotations
 
+import ctypes.util
 import json
 import math
 import os
@@ -96,12 +97,15 @@ def ensure_db(db_dir: str, data_bytes: int, value_bytes: int, alpha: float,
 
 
 def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
-               cpus: Optional[Set[int]] = None, engine: str = "leveldb") -> dict:
-    """Runs one configuration, on the CPUs `cpus` if given; returns
-    {summary, timeline}."""
+               cpus: Optional[Set[int]] = None, engine: str = "leveldb",
+               preload: Optional[str] = None) -> dict:
+    """Runs one configuration, on the CPUs `cpus` if given, with the library
+    `preload` preloaded if given; returns {summary, timeline}."""
     command = [driver_path(engine), "run", "--db", db, "--config", name]
     if cpus:  # taskset, not preexec_fn: the pairs are started from two threads
         command = ["taskset", "--cpu-list", ",".join(map(str, sorted(cpus)))] + command
+    if preload:
+        command = ["env", f"LD_PRELOAD={preload}"] + command
     for flag, value in args.items():
         if value is True:
             command.append(f"--{flag}")
@@ -130,12 +134,14 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
 
 
 def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
-              log: Callable[[str], None], engine: str = "leveldb") -> dict:
+              log: Callable[[str], None], engine: str = "leveldb",
+              preload: Optional[str] = None) -> dict:
     """Every configuration on one DB and workload."""
     results = {}
     for name in configs:
         log(f"  {name} ...")
-        results[name] = run_config(db, name, driver_args, show_progress, engine=engine)
+        results[name] = run_config(db, name, driver_args, show_progress, engine=engine,
+                                   preload=preload)
     return results
 
 
@@ -196,7 +202,8 @@ def side_by_side(db: str, log: Callable[[str], None]) -> Iterator[Tuple[Tuple[st
 
 
 def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
-              log: Callable[[str], None], repeats: int = 2, engine: str = "leveldb") -> dict:
+              log: Callable[[str], None], repeats: int = 2, engine: str = "leveldb",
+              preload: Optional[str] = None) -> dict:
     """Each static configuration `repeats` times at the same time as a
     Symbiosis run, on alternating CPUs. Returns {results, pairs}: pairs one
     per run pair, {static, repeat, static_cpus, static_run, symbiosis};
@@ -211,9 +218,9 @@ def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
                     + (f" ({k + 1} of {repeats})" if repeats > 1 else "") + " ...")
                 s, y = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
                 static_run = pool.submit(run_config, copies[s], name, driver_args, False,
-                                         cpu_sets[s], engine)
+                                         cpu_sets[s], engine, preload)
                 sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
-                                      show_progress, cpu_sets[y], engine)
+                                      show_progress, cpu_sets[y], engine, preload)
                 pairs.append({"static": name, "repeat": k,
                               "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
                               "static_run": static_run.result(), "symbiosis": sym_run.result()})
@@ -233,7 +240,7 @@ def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
 def run_budget_pairs(db: str, configs: List[str], driver_args: Dict[str, str],
                      budgets: Tuple[str, str], show_progress: bool,
                      log: Callable[[str], None], repeats: int = 2,
-                     engine: str = "leveldb") -> dict:
+                     engine: str = "leveldb", preload: Optional[str] = None) -> dict:
     """Each configuration `repeats` times under both `budgets` at once.
     Returns {results, budget_pairs}: budget_pairs one per run pair, {config,
     repeat, cpus: {budget: cpus}, runs: {budget: run}}; results keyed
@@ -250,7 +257,7 @@ def run_budget_pairs(db: str, configs: List[str], driver_args: Dict[str, str],
                     flags = dict(driver_args, budget=budget)
                     runs[budget] = pool.submit(run_config, copies[side], name, flags,
                                                show_progress and side == 0,
-                                               cpu_sets[side], engine)
+                                               cpu_sets[side], engine, preload)
                     cpus[budget] = sorted(cpu_sets[side]) if cpu_sets[side] else None
                 pairs.append({"config": name, "repeat": k, "cpus": cpus,
                               "runs": {b: r.result() for b, r in runs.items()}})
@@ -506,6 +513,7 @@ def cmd_bench(args) -> int:
             raise InputError(f"--ratios: {r} is not a ratio M/D_u in (0, 4]")
     driver_args = run_flags(args, memory)
     check_warmup(driver_args)
+    preload = allocator_library(args.allocator)
     show_progress = not args.quiet and sys.stderr.isatty()
     cells = []
     for workload in workloads:
@@ -530,11 +538,13 @@ def cmd_bench(args) -> int:
             cell = {"workload": phases or workload, "data_bytes": data, "ratio": memory / data}
             if budgets:
                 cell.update(run_budget_pairs(db, configs, one, budgets, show_progress, log,
-                                             repeats, engine))
+                                             repeats, engine, preload))
             elif args.side_by_side:
-                cell.update(run_pairs(db, configs, one, show_progress, log, repeats, engine))
+                cell.update(run_pairs(db, configs, one, show_progress, log, repeats, engine,
+                                      preload))
             else:
-                cell["results"] = run_setup(db, configs, one, show_progress, log, engine)
+                cell["results"] = run_setup(db, configs, one, show_progress, log, engine,
+                                            preload)
             cells.append(cell)
             if not args.quiet:
                 print(f"\n{phases or workload}, M/D_u = {memory / data:.2f}")
@@ -564,6 +574,23 @@ def cmd_bench(args) -> int:
         if not args.quiet:
             print(f"plot written to {args.plot}")
     return 0
+
+
+# RocksDB's own builds link jemalloc; Debian's use the C library's malloc.
+# Where a hit costs microseconds, where the engine's objects sit in the heap
+# shows in the throughput, and a resize moves them (bench/rocksdb.md
+# section 20). So the allocator is a choice, made for every run alike.
+def allocator_library(allocator: str) -> Optional[str]:
+    """The library to preload for --allocator: None for the system's malloc."""
+    if allocator == "system":
+        return None
+    if allocator != "jemalloc":
+        raise InputError(f"--allocator: '{allocator}' is not an allocator; use system or jemalloc")
+    library = ctypes.util.find_library("jemalloc")
+    if library is None:
+        raise InputError("--allocator jemalloc: libjemalloc is not installed; install Debian's "
+                         "libjemalloc2 (scripts/setup.sh does) or use --allocator system")
+    return library
 
 
 def run_flags(args, memory: int) -> Dict[str, str]:
@@ -650,7 +677,7 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
         return out
     budgets = cells[0].get("budgets")
     return {"engine": args.engine, "memory_bytes": memory,
-            "budget": list(budgets) if budgets else args.budget,
+            "budget": list(budgets) if budgets else args.budget, "allocator": args.allocator,
             "side_by_side": bool(args.side_by_side),
             "repeats": (args.repeats or 2) if args.side_by_side or budgets else 1,
             "configs": configs_of(cells[0]),

@@ -733,6 +733,11 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                    help="kernel budget: the cgroup holds M + this, for the engine's memory "
                         "outside its caches (heap, memtables, index blocks); what that leaves "
                         "unused, the page cache gets beside M - M_a (default: 32MiB)")
+    p.add_argument("--allocator", choices=("system", "jemalloc"), default="system",
+                   help="the malloc of every run: the system's (glibc) or jemalloc, "
+                        "preloaded (Debian's libjemalloc2), as RocksDB's own builds link it. "
+                        "It moves where the engine's blocks sit in memory, which shows where "
+                        "hits are cheap and after a resize (default: system)")
     p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where loaded DBs are kept (default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")

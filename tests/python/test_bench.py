@@ -47,6 +47,8 @@ def test_json_has_every_config_with_its_numbers(small_run):
     # A bigger block cache hits more often on the same data.
     assert by_name["static-4"]["hit_app"] > by_name["static-default"]["hit_app"]
     assert by_name["symbiosis"]["summary"]["controller"]["accesses"] > 0
+    assert result["allocator"] == "system"
+    assert all(c["summary"]["allocator"] == "system" for c in result["configs"])
     assert "static-4" in proc.stdout  # the table
     assert plot.stat().st_size > 10_000
 
@@ -64,12 +66,23 @@ def test_json_has_every_config_with_its_numbers(small_run):
     (["--side-by-side", "--repeats", "0"], "--repeats"),
     (["--warmup", "3s"], "is not shorter than --duration"),
     (["--warmup", "10x"], "'10x' is not a duration"),
+    (["--allocator", "tcmalloc"], "tcmalloc"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
     assert proc.returncode == 2, proc.stderr
     lines = [l for l in proc.stderr.splitlines() if "error" in l]
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_every_run_gets_the_chosen_allocator_and_reports_it(tmp_path):
+    out = tmp_path / "jemalloc.json"
+    run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path / "dbs"),
+            "--configs", "static-default,symbiosis", "--allocator", "jemalloc", "--json", str(out))
+    result = json.loads(out.read_text())
+    assert result["allocator"] == "jemalloc"
+    # The driver reads its own memory map: the library was really loaded.
+    assert [c["summary"]["allocator"] for c in result["configs"]] == ["jemalloc", "jemalloc"]
 
 
 def _cell(workload, ratio, tputs, ma=8 << 20):

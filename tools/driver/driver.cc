@@ -327,6 +327,17 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
+// The malloc this process runs with: "jemalloc" when it was preloaded
+// (`symbiosis bench --allocator jemalloc`), else the C library's.
+std::string AllocatorName() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("/libjemalloc") != std::string::npos) return "jemalloc";
+  }
+  return "system";
+}
+
 std::string CountersJson(const std::vector<std::pair<std::string, uint64_t>>& counters) {
   std::string out = "{";
   for (const auto& [name, value] : counters) {
@@ -592,7 +603,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
       "\"reserve_bytes\": %llu, \"cache_budget_bytes\": %llu, \"final_ma_bytes\": %llu, \"throughput_ops\": %.1f, "
       "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
       "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ops\": %llu, \"errors\": %llu, "
-      "\"measured_s\": %.2f, \"engine_counters\": %s, \"controller\": %s}\n",
+      "\"measured_s\": %.2f, \"allocator\": %s, \"engine_counters\": %s, \"controller\": %s}\n",
       JsonString(c.name).c_str(), JsonString(c.budget).c_str(),
       static_cast<unsigned long long>(c.memory), static_cast<unsigned long long>(c.reserve),
       static_cast<unsigned long long>(stats.memory_bytes),
@@ -601,7 +612,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
       lookups ? double(stats.app_hits - warm_stats.app_hits) / lookups : 0,
       reads ? double(stats.second_tier_hits - warm_stats.second_tier_hits) / reads : 0,
       static_cast<unsigned long long>(w.ops), static_cast<unsigned long long>(errors.load()),
-      measured_s, CountersJson(stats.engine_counters).c_str(),
+      measured_s, JsonString(AllocatorName()).c_str(), CountersJson(stats.engine_counters).c_str(),
       stats.controller ? ToJson(*stats.controller).c_str() : "null");
   std::fflush(stdout);
   if (InterruptGuard::received() != 0) return 130;
