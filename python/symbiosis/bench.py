@@ -581,11 +581,10 @@ def cmd_bench(args) -> int:
 # shows in the throughput, and a resize moves them (bench/rocksdb.md
 # section 20). So the allocator is a choice, made for every run alike.
 def allocator_library(allocator: str) -> Optional[str]:
-    """The library to preload for --allocator: None for the system's malloc."""
+    """The library to preload for --allocator (system or jemalloc, as the
+    parser allows): None for the system's malloc."""
     if allocator == "system":
         return None
-    if allocator != "jemalloc":
-        raise InputError(f"--allocator: '{allocator}' is not an allocator; use system or jemalloc")
     library = ctypes.util.find_library("jemalloc")
     if library is None:
         raise InputError("--allocator jemalloc: libjemalloc is not installed; install Debian's "

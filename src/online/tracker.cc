@@ -712,15 +712,15 @@ void Tracker::AdvanceTrial() {
 // 56 MiB 8-15% slower than 8; settled as below, 4-9% (bench/rocksdb.md
 // section 19). So the settle runs in blocks of half settle_accesses, at
 // least two (the settle as it was), and goes on while a block's device
-// reads per access fall by more than kTrialFillDrop from the block's
+// reads per access fall by more than kTrialFillDrop from the block
 // before. A fill falls fastest first: there the compressed cache's misses
 // fell by 60%, then 33%, in two spans of about a million accesses.
 void Tracker::SettleTrial(const EventTotals& w, uint64_t window_begin) {
   if (window_begin < fill_from_) return;
   fill_accesses_ += w.accesses;
-  fill_reads_ += w.reads - w.read_hits;
+  fill_reads_ += DeviceMisses(w);
   if (fill_accesses_ < std::max<uint64_t>(config_.settle_accesses / 2, 1)) return;
-  const double rate = static_cast<double>(fill_reads_) / fill_accesses_;
+  const double rate = fill_reads_ / fill_accesses_;
   const bool filling = fill_blocks_ == 0 || rate < (1 - kTrialFillDrop) * fill_rate_;
   fill_rate_ = rate;
   fill_accesses_ = 0;

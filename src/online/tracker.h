@@ -221,7 +221,7 @@ class Tracker {
   uint64_t fill_from_ = 0;
   uint32_t fill_blocks_ = 0;
   uint64_t fill_accesses_ = 0;  // in the block so far
-  uint64_t fill_reads_ = 0;     // device reads in it
+  double fill_reads_ = 0;       // device reads in it
   double fill_rate_ = 0;        // the last block's device reads per access
 
   std::deque<RoundStats> history_;  // closed rounds, the most recent last
