@@ -84,7 +84,16 @@ class RocksDbBench final : public sb::BenchDb {
     for (it->Seek(key); it->Valid() && n < count; it->Next()) ++n;
     return it->status().ok();
   }
-  sb::EngineStats Stats() const override { return sb::FromPluginStats(db_->GetStats()); }
+  sb::EngineStats Stats() const override {
+    const sr::Stats s = db_->GetStats();
+    sb::EngineStats out = sb::FromPluginStats(s);
+    if (s.budget == sr::Budget::kEngine) {
+      out.engine_counters = {{"secondary_resident_bytes", s.secondary_resident_bytes},
+                             {"secondary_allocated_bytes", s.secondary_allocated_bytes},
+                             {"secondary_malloc_fallbacks", s.secondary_malloc_fallbacks}};
+    }
+    return out;
+  }
   bool Suspend(bool suspended) override {
     db_->Suspend(suspended);
     return true;

@@ -69,6 +69,11 @@ struct BudgetOptions {
   // table files' own (snappy), so a block takes about as much room there
   // as on disk, which is what the Controller's block model assumes.
   ::rocksdb::CompressionType secondary_compression = ::rocksdb::kSnappyCompression;
+  // Engine budget: the secondary cache's buffers come from slabs of their
+  // own, returned to the kernel as they empty, instead of the heap the
+  // block cache's blocks live in (src/engines/rocksdb/slab_allocator.h says
+  // why). false: RocksDB's default, malloc.
+  bool secondary_slab_allocator = true;
   // Raise controller.sample_rate by powers of two until the table files of
   // the first DB opened hold this many sampled groups (as for LevelDB).
   uint32_t min_sampled_groups = 256;
@@ -95,6 +100,12 @@ struct Stats {
   uint64_t second_tier_hits = 0;      // of which the second tier served
   uint64_t miss_ns = 0;               // summed time of those misses
   uint64_t unmapped_lookups = 0;      // hits of a file not yet seen read
+  // Engine budget with secondary_slab_allocator: the memory the secondary
+  // cache's slabs hold, what of it is handed out, and the buffers that
+  // went to malloc instead (too large, or the slabs' address space full).
+  uint64_t secondary_resident_bytes = 0;
+  uint64_t secondary_allocated_bytes = 0;
+  uint64_t secondary_malloc_fallbacks = 0;
   bool suspended = false;             // see SharedBudget::Suspend
   ControllerStats controller;         // adaptive only
 };

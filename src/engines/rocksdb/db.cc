@@ -12,6 +12,7 @@
 #include "engines/rocksdb/entry_metadata.h"
 #include "engines/rocksdb/observing_cache.h"
 #include "engines/rocksdb/observing_secondary_cache.h"
+#include "engines/rocksdb/slab_allocator.h"
 #include "engines/rocksdb/table_file_system.h"
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
@@ -149,6 +150,7 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
   const BudgetOptions options_;
   const uint64_t memory_;
   Adapter adapter_;
+  std::shared_ptr<SlabAllocator> slab_allocator_;        // engine budget, if asked
   std::shared_ptr<ObservingSecondaryCache> secondary_;  // engine budget
   std::shared_ptr<ObservingCache> primary_;
   std::unique_ptr<CacheResizer> resizer_;
@@ -181,6 +183,13 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     secondary.capacity = memory_ - initial_app;
     secondary.num_shard_bits = secondary_shard_bits_ = RocksDbDefaultShardBits(secondary.capacity);
     secondary.compression_type = options_.secondary_compression;
+    if (options_.secondary_slab_allocator) {
+      // The cache holds at most M; twice that, and room for the buffers a
+      // lookup or an insert uses for a moment, leaves the slabs room to be
+      // part empty. Beyond it, malloc.
+      slab_allocator_ = std::make_shared<SlabAllocator>(2 * memory_ + (256ull << 20));
+      secondary.memory_allocator = slab_allocator_;
+    }
     // The cache is created whatever the type, and then fails every insert
     // of a codec this build lacks: refuse it here, while it can be said.
     const std::vector<::rocksdb::CompressionType> built = ::rocksdb::GetSupportedCompressions();
@@ -317,6 +326,11 @@ Stats BudgetImpl::GetStats() const {
   if (secondary_ != nullptr) {
     size_t capacity = 0;
     if (secondary_->GetCapacity(capacity).ok()) s.second_tier_bytes = capacity;
+  }
+  if (slab_allocator_ != nullptr) {
+    s.secondary_resident_bytes = slab_allocator_->ResidentBytes();
+    s.secondary_allocated_bytes = slab_allocator_->AllocatedBytes();
+    s.secondary_malloc_fallbacks = slab_allocator_->MallocFallbacks();
   }
   const AccessCounts c = adapter_.Counts();
   s.lookups = c.lookups;

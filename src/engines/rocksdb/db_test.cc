@@ -235,6 +235,41 @@ TEST_F(RocksDbTest, DeletedTablesLeaveNothingInTheSecondaryCache) {
   }
 }
 
+// The compressed cache's buffers come from the slab allocator, and when
+// the block cache grows over the budget, the memory they held goes back.
+TEST_F(RocksDbTest, TheSecondaryCacheLivesInSlabsThatShrinkWithIt) {
+  const std::string path = Fill("db", 20'000);  // ~10 MB of tables
+  std::shared_ptr<SharedBudget> budget;
+  Options options = EngineOptions(32 << 20, /*adaptive=*/false);
+  options.budget.static_app_bytes = 2 << 20;
+  ASSERT_TRUE(SharedBudget::Create(options.budget, &budget).ok());
+  std::unique_ptr<Db> db;
+  ASSERT_TRUE(budget->Open(options.engine, options.table, path, {}, &db).ok());
+  std::string value;
+  for (int pass = 0; pass < 3; ++pass) {  // a block enters at its second eviction
+    for (int i = 0; i < 20'000; ++i) {
+      ASSERT_TRUE(db->db()->Get({}, Key(i), &value).ok());
+      ASSERT_EQ(value, Value(i));
+    }
+  }
+  Stats s = budget->GetStats();
+  EXPECT_GT(s.second_tier_hits, 0u);
+  EXPECT_GT(s.secondary_allocated_bytes, 4u << 20) << "most of the ~10 MB of tables";
+  EXPECT_GE(s.secondary_resident_bytes, s.secondary_allocated_bytes);
+  EXPECT_LE(s.secondary_resident_bytes, s.secondary_allocated_bytes * 5 / 4 + (4 << 20));
+  EXPECT_EQ(s.secondary_malloc_fallbacks, 0u);
+
+  budget->SetAppCacheCapacity(32 << 20);  // the secondary cache to 0
+  s = budget->GetStats();
+  EXPECT_EQ(s.second_tier_bytes, 0u);
+  EXPECT_LE(s.secondary_allocated_bytes, 64u << 10);
+  EXPECT_LE(s.secondary_resident_bytes, 2u << 20) << "the emptied slabs went back";
+  for (int i = 0; i < 20'000; i += 7) {
+    ASSERT_TRUE(db->db()->Get({}, Key(i), &value).ok());
+    ASSERT_EQ(value, Value(i));
+  }
+}
+
 TEST_F(RocksDbTest, BadBudgetsAreOneLineErrors) {
   const std::string path = Fill("db", 100);
   std::unique_ptr<Db> db;
