@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <new>
 
 namespace symbiosis::rocksdb {
 
@@ -140,13 +141,9 @@ SlabAllocator::SlabHeader* SlabAllocator::TakeSlab(uint32_t size_class) {
       return nullptr;
     }
   }
-  slab->size_class.store(size_class, std::memory_order_relaxed);
-  slab->live = 0;
-  slab->carved = kGrain;
-  slab->has_room = false;
-  slab->free_list = nullptr;
-  slab->prev = slab->next = nullptr;
-  return slab;
+  // A header begins the slab's life in its class, whatever the memory held.
+  return new (slab) SlabHeader{{size_class}, 0, static_cast<uint32_t>(kGrain), false,
+                               nullptr, nullptr, nullptr};
 }
 
 void SlabAllocator::ReturnSlab(SlabHeader* slab) {
