@@ -41,28 +41,27 @@ SlabAllocator::SlabHeader* SlabAllocator::HeaderOf(const void* p) const {
 
 void* SlabAllocator::Allocate(size_t size) {
   const size_t size_class = (size == 0 ? 0 : size - 1) / kGrain;
-  if (size_class >= kClasses || base_ == nullptr) {
-    malloc_fallbacks_.fetch_add(1, std::memory_order_relaxed);
-    return malloc(size);
-  }
-  const size_t object_bytes = (size_class + 1) * kGrain;
-  SizeClass& c = classes_[size_class];
-  {
-    std::lock_guard<std::mutex> lock(c.mu);
-    SlabHeader* slab = c.with_room;
-    if (slab == nullptr) {
-      slab = TakeSlab(static_cast<uint32_t>(size_class));
-      if (slab != nullptr) Link(c, slab);
-    }
-    if (slab != nullptr) {
-      void* p = Carve(slab, object_bytes);
-      if (slab->free_list == nullptr && slab->carved + object_bytes > kSlabBytes) Unlink(c, slab);
-      allocated_bytes_.fetch_add(object_bytes, std::memory_order_relaxed);
-      return p;
-    }
+  if (size_class < kClasses && base_ != nullptr) {
+    if (void* p = AllocateInClass(static_cast<uint32_t>(size_class))) return p;
   }
   malloc_fallbacks_.fetch_add(1, std::memory_order_relaxed);
   return malloc(size);
+}
+
+void* SlabAllocator::AllocateInClass(uint32_t size_class) {
+  const size_t object_bytes = (size_class + 1) * kGrain;
+  SizeClass& c = classes_[size_class];
+  std::lock_guard<std::mutex> lock(c.mu);
+  SlabHeader* slab = c.with_room;
+  if (slab == nullptr) {
+    slab = TakeSlab(size_class);
+    if (slab == nullptr) return nullptr;
+    Link(c, slab);
+  }
+  void* p = Carve(slab, object_bytes);
+  if (slab->free_list == nullptr && slab->carved + object_bytes > kSlabBytes) Unlink(c, slab);
+  allocated_bytes_.fetch_add(object_bytes, std::memory_order_relaxed);
+  return p;
 }
 
 void* SlabAllocator::Carve(SlabHeader* slab, size_t object_bytes) {

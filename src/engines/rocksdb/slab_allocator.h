@@ -84,6 +84,8 @@ class SlabAllocator final : public ::rocksdb::MemoryAllocator {
 
   bool Owns(const void* p) const { return p >= base_ && p < base_ + reserved_; }
   SlabHeader* HeaderOf(const void* p) const;
+  // An object of the class from its slabs; nullptr if no slab is left.
+  void* AllocateInClass(uint32_t size_class);
   // Under the class's lock.
   void* Carve(SlabHeader* slab, size_t object_bytes);
   void Unlink(SizeClass& c, SlabHeader* slab);
