@@ -1,6 +1,7 @@
 #include "engines/rocksdb/slab_allocator.h"
 
 #include <gtest/gtest.h>
+#include <sanitizer/asan_interface.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -116,6 +117,28 @@ TEST(SlabAllocatorTest, FreedRoomIsReusedBeforeNewSlabs) {
   }
   EXPECT_LE(allocator.ResidentBytes(), resident + SlabAllocator::kSlabBytes);
   for (void* p : objects) allocator.Deallocate(p);
+}
+
+TEST(SlabAllocatorTest, FreedObjectsArePoisonedUnderAddressSanitizer) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // other tests leave threads behind
+  SlabAllocator allocator(4 * kMiB);
+  char* a = static_cast<char*>(allocator.Allocate(100));  // class of 128 bytes
+  char* b = static_cast<char*>(allocator.Allocate(100));
+  EXPECT_FALSE(__asan_region_is_poisoned(a, 128));
+  EXPECT_TRUE(__asan_address_is_poisoned(b + 128));  // not carved yet
+  allocator.Deallocate(a);
+  EXPECT_TRUE(__asan_address_is_poisoned(a));
+  EXPECT_TRUE(__asan_address_is_poisoned(a + 127));
+  EXPECT_DEATH({ volatile char c = a[8]; (void)c; }, "use-after-poison");
+  char* again = static_cast<char*>(allocator.Allocate(128));
+  EXPECT_EQ(again, a);  // the freed object, unpoisoned
+  EXPECT_FALSE(__asan_region_is_poisoned(again, 128));
+  allocator.Deallocate(again);
+  allocator.Deallocate(b);
+#else
+  GTEST_SKIP() << "checks ASan's shadow; runs in the AddressSanitizer build (test.sh)";
+#endif
 }
 
 TEST(SlabAllocatorTest, LargeRequestsAndAFullReservationGoToMalloc) {
