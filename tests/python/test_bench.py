@@ -3,6 +3,7 @@ emulated budget (no root needed): the JSON schema, the plot, the errors."""
 
 import json
 import subprocess
+import sys
 
 import pytest
 
@@ -83,6 +84,20 @@ def test_every_run_gets_the_chosen_allocator_and_reports_it(tmp_path):
     assert result["allocator"] == "jemalloc"
     # The driver reads its own memory map: the library was really loaded.
     assert [c["summary"]["allocator"] for c in result["configs"]] == ["jemalloc", "jemalloc"]
+
+
+def test_a_missing_jemalloc_is_one_line_before_any_run(tmp_path):
+    # As on a machine without libjemalloc2: the lookup finds nothing.
+    code = ("import ctypes.util, runpy, sys; ctypes.util.find_library = lambda name: None; "
+            "sys.argv = ['symbiosis'] + sys.argv[1:]; "
+            "runpy.run_module('symbiosis', run_name='__main__')")
+    proc = subprocess.run([sys.executable, "-c", code, "bench", "leveldb", *SMALL,
+                           "--db-dir", str(tmp_path / "dbs"), "--allocator", "jemalloc"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if "error" in l]
+    assert len(lines) == 1 and "libjemalloc is not installed" in lines[0], proc.stderr
+    assert not (tmp_path / "dbs").exists()
 
 
 def _cell(workload, ratio, tputs, ma=8 << 20):
