@@ -17,7 +17,7 @@
 //
 // Requests round up to a multiple of 64 bytes; those above kMaxSlabObject,
 // and any that find the reserved address space full, go to malloc.
-// Thread-safe.
+// Thread-safe. Under AddressSanitizer, freed objects are poisoned.
 
 #ifndef SYMBIOSIS_ENGINES_ROCKSDB_SLAB_ALLOCATOR_H_
 #define SYMBIOSIS_ENGINES_ROCKSDB_SLAB_ALLOCATOR_H_
