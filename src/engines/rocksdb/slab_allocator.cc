@@ -57,7 +57,7 @@ void* SlabAllocator::Allocate(size_t size) {
 }
 
 void* SlabAllocator::AllocateInClass(uint32_t size_class) {
-  const size_t object_bytes = (size_class + 1) * kGrain;
+  const size_t object_bytes = ObjectBytes(size_class);
   SizeClass& c = classes_[size_class];
   std::lock_guard<std::mutex> lock(c.mu);
   SlabHeader* slab = c.with_room;
@@ -93,14 +93,15 @@ void SlabAllocator::Deallocate(void* p) {
   }
   SlabHeader* slab = HeaderOf(p);
   const uint32_t size_class = slab->size_class.load(std::memory_order_relaxed);
+  const size_t object_bytes = ObjectBytes(size_class);
   SizeClass& c = classes_[size_class];
   {
     std::lock_guard<std::mutex> lock(c.mu);
     *static_cast<void**>(p) = slab->free_list;
     slab->free_list = p;
-    ASAN_POISON_MEMORY_REGION(p, (size_class + 1) * kGrain);
+    ASAN_POISON_MEMORY_REGION(p, object_bytes);
     --slab->live;
-    allocated_bytes_.fetch_sub((size_class + 1) * kGrain, std::memory_order_relaxed);
+    allocated_bytes_.fetch_sub(object_bytes, std::memory_order_relaxed);
     if (slab->live > 0) {
       if (!slab->has_room) Link(c, slab);
       return;
@@ -112,7 +113,7 @@ void SlabAllocator::Deallocate(void* p) {
 
 size_t SlabAllocator::UsableSize(void* p, size_t allocation_size) const {
   if (!Owns(p)) return allocation_size;
-  return (HeaderOf(p)->size_class.load(std::memory_order_relaxed) + 1) * kGrain;
+  return ObjectBytes(HeaderOf(p)->size_class.load(std::memory_order_relaxed));
 }
 
 void SlabAllocator::Link(SizeClass& c, SlabHeader* slab) {

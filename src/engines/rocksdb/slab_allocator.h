@@ -64,6 +64,7 @@ class SlabAllocator final : public ::rocksdb::MemoryAllocator {
 
  private:
   static constexpr size_t kClasses = kMaxSlabObject / kGrain;  // class c: (c*64, (c+1)*64]
+  static constexpr size_t ObjectBytes(uint32_t size_class) { return (size_class + 1) * kGrain; }
 
   // At the start of each slab; objects follow it.
   struct SlabHeader {
