@@ -371,6 +371,7 @@ struct ControllerStats {
   uint64_t peak_ghost_memory_bytes = 0;
   uint64_t ignored_events = 0;  // bad events dropped (zero sizes, ...)
   int64_t kernel_cache_offset_bytes = 0;  // see SetKernelCacheOffset
+  uint32_t read_charge_overhead_bytes = 0;  // see SetReadChargeOverhead
 };
 
 std::string ToJson(const ControllerStats& stats);
@@ -447,6 +448,12 @@ class Controller {
   // the caller measures (e.g. cgroup usage - file - block cache usage).
   // The kernel ghost is sized so from the next candidate on. Default 0.
   void SetKernelCacheOffset(int64_t bytes);
+
+  // The application cache charges a block read from disk `bytes` more than
+  // the mem_size its accesses report, which is what it charges the block
+  // when the second tier serves it (RocksDB: its memory usage against its
+  // contents). The ghosts charge so from the next sampled access. Default 0.
+  void SetReadChargeOverhead(uint32_t bytes);
 
   ControllerStats Stats() const;
   uint64_t memory_bytes() const;

@@ -262,10 +262,10 @@ class RocksDbCacheModel::ShardedLru {
   }
 
   // Those of `newest_first` that fit in the room the shards have left, each
-  // charged its mem size plus `meta`: each shard takes its own in order
+  // charged its mem size plus `extra`: each shard takes its own in order
   // until the first that does not fit.
   std::vector<BlockEntry> Fitting(const std::vector<BlockEntry>& newest_first,
-                                  uint64_t meta) const {
+                                  uint64_t extra) const {
     std::vector<uint64_t> room(shards_.size());
     for (size_t i = 0; i < shards_.size(); ++i) {
       room[i] = shards_[i].capacity() - std::min(shards_[i].capacity(), shards_[i].usage());
@@ -277,12 +277,12 @@ class RocksDbCacheModel::ShardedLru {
       if (open == 0) break;
       const size_t i = ShardOf(e.key);
       if (full[i]) continue;
-      if (e.mem + meta > room[i]) {
+      if (e.mem + extra > room[i]) {
         full[i] = true;
         --open;
         continue;
       }
-      room[i] -= e.mem + meta;
+      room[i] -= e.mem + extra;
       out.push_back(e);
     }
     return out;
@@ -380,7 +380,8 @@ RocksDbCacheModel::Served RocksDbCacheModel::Access(const Block& block) {
   if (in_secondary != PooledLru::Found::kNone) secondary_->Hit(key);  // its Lookup
   if (in_secondary != PooledLru::Found::kReal) {
     // Read from the device; the table reader inserts it, over a dummy.
-    primary_->Insert(key, block.mem_size + meta, self, /*dummy=*/false, /*held=*/true);
+    primary_->Insert(key, block.mem_size + options_.read_charge_overhead + meta, self,
+                     /*dummy=*/false, /*held=*/true);
     Demote();
     return Served::kDevice;
   }
@@ -441,14 +442,16 @@ void RocksDbCacheModel::Resettle(uint64_t primary_bytes, uint64_t secondary_byte
     SetCapacities(primary_bytes, secondary_bytes);
   } else {
     const uint64_t meta = options_.entry_metadata_bytes;
+    // With no secondary to promote them, the blocks came from the device.
+    const uint64_t extra = meta + (secondary_bytes == 0 ? options_.read_charge_overhead : 0);
     primary_->SetCapacity(primary_bytes);
     const std::vector<PooledLru::BlockEntry> up =
-        primary_->Fitting(secondary_->ByRecency(), meta);
+        primary_->Fitting(secondary_->ByRecency(), extra);
     for (auto it = up.rbegin(); it != up.rend(); ++it) {  // the most recent ends on top
       // As a promotion does: a dummy stays below.
       secondary_->Erase(it->key);
       secondary_->Insert(it->key, meta, *it, /*dummy=*/true, /*held=*/false);
-      primary_->Insert(it->key, it->mem + meta, *it, /*dummy=*/false, /*held=*/false);
+      primary_->Insert(it->key, it->mem + extra, *it, /*dummy=*/false, /*held=*/false);
     }
     secondary_->SetCapacity(secondary_bytes);
   }

@@ -100,6 +100,27 @@ TEST(RocksDbCacheModelTest, AShrinkEvictsIntoTheSecondary) {
   for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(model.Access(MakeBlock(i)), Served::kSecondary) << i;
 }
 
+TEST(RocksDbCacheModelTest, ABlockReadIsChargedItsOverheadAndAPromotedOneItsContents) {
+  RocksDbCacheModelOptions o;
+  o.primary_bytes = 4 * (kMem + kMeta);
+  o.secondary_bytes = 10 * (kDisk + kMeta);
+  o.read_charge_overhead = 64;
+  RocksDbCacheModel model(o);
+  for (uint64_t i = 0; i < 4; ++i) model.Access(MakeBlock(i));
+  EXPECT_EQ(model.primary_used(), 3 * (kMem + 64 + kMeta))
+      << "four blocks read from the device overflow the room of four contents";
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kDevice);
+
+  // Block 0 stored below at its second eviction, then served twice from
+  // there: the second miss moves it up, charged its contents alone.
+  model.SetCapacities(0, model.secondary_capacity());
+  model.SetCapacities(4 * (kMem + kMeta), model.secondary_capacity());
+  ASSERT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);
+  ASSERT_EQ(model.Access(MakeBlock(0)), Served::kSecondary);
+  EXPECT_EQ(model.primary_used(), kMem + kMeta);
+  EXPECT_EQ(model.Access(MakeBlock(0)), Served::kPrimary);
+}
+
 TEST(RocksDbCacheModelTest, AResettledBlockCacheTakesTheSecondarysMostRecentBlocks) {
   // Blocks 0..7 stored below a one-block primary; 8 and 9 read last.
   RocksDbCacheModel model = Model(1, 100);
@@ -116,6 +137,23 @@ TEST(RocksDbCacheModelTest, AResettledBlockCacheTakesTheSecondarysMostRecentBloc
   EXPECT_EQ(model.Access(MakeBlock(8)), Served::kPrimary);
   EXPECT_EQ(model.Access(MakeBlock(0)), Served::kPrimary);
   EXPECT_EQ(model.Access(MakeBlock(1)), Served::kSecondary);
+}
+
+TEST(RocksDbCacheModelTest, AResettleToNoSecondaryChargesTheBlocksItBringsUpAsRead) {
+  // Blocks 0..8 stored below a one-block primary that holds 9, read.
+  RocksDbCacheModelOptions o;
+  o.primary_bytes = kMem + 64 + kMeta;
+  o.secondary_bytes = 100 * (kDisk + kMeta);
+  o.read_charge_overhead = 64;
+  RocksDbCacheModel model(o);
+  for (int round = 0; round < 2; ++round) {
+    for (uint64_t i = 0; i < 10; ++i) model.Access(MakeBlock(i));
+  }
+  RocksDbCacheModel promoted = model;
+  promoted.Resettle(5 * (kMem + kMeta), model.secondary_capacity());
+  EXPECT_EQ(promoted.primary_used(), (kMem + 64 + kMeta) + 3 * (kMem + kMeta));
+  model.Resettle(5 * (kMem + kMeta), 0);
+  EXPECT_EQ(model.primary_used(), 4 * (kMem + 64 + kMeta));
 }
 
 TEST(RocksDbCacheModelTest, AResettledShardedBlockCacheFillsEveryShard) {

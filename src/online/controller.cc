@@ -228,6 +228,7 @@ std::string ToJson(const ControllerStats& s) {
   j += ", \"peak_ghost_memory_bytes\": " + std::to_string(s.peak_ghost_memory_bytes);
   j += ", \"ignored_events\": " + std::to_string(s.ignored_events);
   j += ", \"kernel_cache_offset_bytes\": " + std::to_string(s.kernel_cache_offset_bytes);
+  j += ", \"read_charge_overhead_bytes\": " + std::to_string(s.read_charge_overhead_bytes);
   j += ", \"rounds\": [";
   for (size_t r = 0; r < s.rounds.size(); r++) {
     const RoundStats& round = s.rounds[r];
@@ -378,6 +379,11 @@ class Controller::Rep {
     sim_.SetKernelOffset(bytes);
   }
 
+  void SetReadChargeOverhead(uint32_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sim_.SetReadChargeOverhead(bytes);
+  }
+
   ControllerStats Stats() const {
     std::lock_guard<std::mutex> lock(mu_);
     ControllerStats s = tracker_.Stats();
@@ -391,6 +397,7 @@ class Controller::Rep {
       s.secondary_cache_shard_bits = config_.rocksdb_secondary_cache_shard_bits;
     }
     s.kernel_cache_offset_bytes = sim_.kernel_offset();
+    s.read_charge_overhead_bytes = sim_.read_charge_overhead();
     return s;
   }
 
@@ -588,6 +595,7 @@ void Controller::RecordFileSize(uint64_t file_id, uint64_t bytes) {
   rep_->RecordFileSize(file_id, bytes);
 }
 void Controller::SetKernelCacheOffset(int64_t bytes) { rep_->SetKernelCacheOffset(bytes); }
+void Controller::SetReadChargeOverhead(uint32_t bytes) { rep_->SetReadChargeOverhead(bytes); }
 ControllerStats Controller::Stats() const { return rep_->Stats(); }
 uint64_t Controller::memory_bytes() const { return rep_->memory_bytes(); }
 const ControllerConfig& Controller::config() const { return rep_->config(); }

@@ -38,6 +38,7 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
     tiers.primary_shard_bits = SampledShardBits(options_.primary_shard_bits, share_);
     tiers.secondary_shard_bits = SampledShardBits(options_.secondary_shard_bits, share_);
     tiers.entry_metadata_bytes = options_.entry_metadata_bytes;
+    tiers.read_charge_overhead = read_charge_overhead_;
     tiers_ = std::make_unique<RocksDbCacheModel>(tiers);
     tiers_->SetFastFill(true);  // until the warm-up ends: see ghost_sim.h
     return;
@@ -141,10 +142,17 @@ uint64_t GhostSim::StageSamples() const {
 }
 
 // Cold misses are kColdMiss (the maximum) in both ghosts: a miss at every
-// candidate.
+// candidate. Above the page cache every block the application cache holds
+// was read from disk, and is charged so.
 uint64_t GhostSim::AppAccess(const Block& block) {
-  return app_ ? app_->Access(block.key(), block.mem_size)
-              : app_klru_->Access(block.key(), block.mem_size);
+  const uint64_t charge = uint64_t{block.mem_size} + read_charge_overhead_;
+  return app_ ? app_->Access(block.key(), charge) : app_klru_->Access(block.key(), charge);
+}
+
+void GhostSim::SetReadChargeOverhead(uint32_t bytes) {
+  read_charge_overhead_ = bytes;
+  if (tiers_) tiers_->SetReadChargeOverhead(bytes);
+  if (tiers_snapshot_) tiers_snapshot_->SetReadChargeOverhead(bytes);
 }
 
 uint64_t GhostSim::AppTracked() const {

@@ -136,6 +136,12 @@ class GhostSim final : public RoundSimulator {
   void SetKernelOffset(int64_t bytes) { kernel_offset_ = bytes; }
   int64_t kernel_offset() const { return kernel_offset_; }
 
+  // The application cache charges a block read from disk `bytes` beyond
+  // its mem_size (Controller::SetReadChargeOverhead); from the next access
+  // on, in this round and the next.
+  void SetReadChargeOverhead(uint32_t bytes);
+  uint32_t read_charge_overhead() const { return read_charge_overhead_; }
+
   bool active() const { return app_ != nullptr || app_klru_ != nullptr || tiers_ != nullptr; }
 
  private:
@@ -164,6 +170,7 @@ class GhostSim final : public RoundSimulator {
   const GhostSimOptions options_;
   const Sampler* const sampler_;
   int64_t kernel_offset_ = 0;
+  uint32_t read_charge_overhead_ = 0;
   std::unordered_map<uint64_t, FileBytes> files_;  // SetFileSize
   uint64_t file_bytes_ = 0;     // the sum over files_
   uint64_t sampled_bytes_ = 0;

@@ -106,7 +106,7 @@ void Adapter::OnSecondaryStore(uint64_t ns) {
   if (Controller* const controller = link_.accesses()) controller->RecordSecondTierStore(ns);
 }
 
-void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
+void Adapter::OnLookupEnd(std::string_view key, bool found, size_t size) {
   if (!Foreground()) return;
   auto mine = counts_.Mine();
   mine.Add(&Counters::lookups, 1);
@@ -134,7 +134,7 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
     return;
   }
   Controller* const controller = link_.accesses();
-  if (controller == nullptr || charge == 0) return;  // charge 0: a pending handle
+  if (controller == nullptr || size == 0) return;  // size 0: a pending handle
   // Outside a round a hit is only counted (and a secondary hit timed):
   // naming its block (a probe of the key map) was 1.6% of the process's
   // CPU time, the most of any Symbiosis function, in Stable
@@ -149,8 +149,8 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t charge) {
     mine.Add(&Counters::unmapped, 1);
     return;
   }
-  const Block block{where->file_id, where->offset, DiskBytes(charge),
-                    static_cast<uint32_t>(charge)};
+  const Block block{where->file_id, where->offset, DiskBytes(size),
+                    static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
   controller->RecordAppAccess(block, primary_hit);
   if (secondary_hit) controller->RecordRead(block, true, secondary_ns);
 }
@@ -169,15 +169,16 @@ void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t n, bool second_
   state.sched_start = sched_start;
 }
 
-void Adapter::OnInsert(std::string_view key, size_t charge) {
+void Adapter::OnInsert(std::string_view key, size_t charge, size_t size) {
   if (!Foreground() || !state.pending || !state.read_seen || !SameKey(key, state.key) ||
-      charge == 0) {
+      size == 0) {
     return;
   }
   state.pending = false;
   key_map_.Learn(key, state.file_id, state.offset);
   const uint64_t disk = state.length - kBlockTrailer;
-  LearnRatio(disk, charge);
+  LearnRatio(disk, size);
+  LearnReadOverhead(charge, size);
   const uint64_t stored_ns = state.store_ns - state.store_mark;
   const uint64_t miss_ns = StoresLeftOut(SteadyNowNs() - state.start_ns);
   auto mine = counts_.Mine();
@@ -188,23 +189,36 @@ void Adapter::OnInsert(std::string_view key, size_t charge) {
   if (controller == nullptr) return;
   std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(state.sched_start);
   if (sched) sched->cpu_ns -= std::min(sched->cpu_ns, stored_ns);  // stores run on a CPU
-  const Block block = MissBlock(state, charge);
+  const Block block = MissBlock(state, size);
   controller->RecordAppAccess(block, false);
   controller->RecordRead(block, state.second_tier_hit, miss_ns, sched);
 }
 
 uint32_t Adapter::DiskPerMem() const { return disk_per_mem_.load(std::memory_order_relaxed); }
 
-uint32_t Adapter::DiskBytes(size_t charge) const {
-  const uint64_t bytes = charge * uint64_t{DiskPerMem()} >> 12;
+uint32_t Adapter::DiskBytes(size_t size) const {
+  const uint64_t bytes = size * uint64_t{DiskPerMem()} >> 12;
   return static_cast<uint32_t>(std::clamp<uint64_t>(bytes, 1, UINT32_MAX));
 }
 
-void Adapter::LearnRatio(uint64_t disk, size_t charge) {
-  if (charge == 0) return;
-  const uint64_t now = std::min<uint64_t>(4096, (disk << 12) / charge);
+void Adapter::LearnRatio(uint64_t disk, size_t size) {
+  if (size == 0) return;
+  const uint64_t now = std::min<uint64_t>(4096, (disk << 12) / size);
   const uint32_t old = DiskPerMem();
   disk_per_mem_.store(static_cast<uint32_t>((old * 63 + now) / 64), std::memory_order_relaxed);
+}
+
+void Adapter::LearnReadOverhead(size_t charge, size_t size) {
+  if (charge < size || charge - size > 65535) return;  // not a block's memory usage
+  const uint32_t now = static_cast<uint32_t>(charge - size) << 4;
+  const uint32_t old = read_overhead_.load(std::memory_order_relaxed);
+  const uint32_t mean = old == 0 ? now : (old * 63 + now) / 64;
+  read_overhead_.store(mean, std::memory_order_relaxed);
+  const uint32_t bytes = mean >> 4;
+  const uint32_t told = read_overhead_told_.load(std::memory_order_relaxed);
+  if (told != kNeverTold && bytes + 4 > told && told + 4 > bytes) return;
+  read_overhead_told_.store(bytes, std::memory_order_relaxed);
+  if (Controller* c = link_.files()) c->SetReadChargeOverhead(bytes);
 }
 
 std::vector<uint64_t> Adapter::OnFileDeleted(uint64_t file_id) {

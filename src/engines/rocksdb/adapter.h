@@ -5,7 +5,7 @@
 //   block cache Lookup(key)           -> OnLookupStart, then OnLookupEnd
 //     (primary miss) secondary Lookup -> OnSecondaryLookup (hit or miss)
 //   (both missed) table file Read     -> OnRead(file, offset, n)
-//   block cache Insert(key)           -> OnInsert(key, charge)
+//   block cache Insert(key)           -> OnInsert(key, charge, size)
 // and an insert into the primary that evicts a block may have the
 // secondary store it (compressed): OnSecondaryStore, on the same thread.
 // A primary hit is an application-cache hit. A secondary hit is an
@@ -15,7 +15,13 @@
 // (the file system wrapper reads with O_DIRECT) it is a device read. The
 // miss is reported at the Insert that follows, timed from the read to the
 // Insert's return (read, checksum, decompression, insert), and the pair
-// (key, read) teaches the CacheKeyMap the key's file and offset. A miss's
+// (key, read) teaches the CacheKeyMap the key's file and offset. A block's
+// size to the ghosts is its contents' (what its cache item helper says):
+// RocksDB charges a block read from its table its memory usage, about 90
+// bytes more on glibc, but one its secondary promotes only its contents,
+// so the charge of a hit depends on where the block came from. The
+// difference is learned at the inserts and given to the Controller
+// (SetReadChargeOverhead). A miss's
 // time leaves out the stores into the secondary made during it: they are
 // reported apart (Controller::RecordSecondTierStore).
 //
@@ -67,15 +73,18 @@ class Adapter {
   static bool Foreground();
 
   // Block cache. OnLookupStart before the lookup is passed on; OnLookupEnd
-  // after, with whether a handle came back and its charge.
+  // after, with whether a handle came back and the size of its contents
+  // (its charge where no helper tells it; 0 for a pending handle).
   void OnLookupStart(std::string_view key);
-  void OnLookupEnd(std::string_view key, bool found, size_t charge);
+  void OnLookupEnd(std::string_view key, bool found, size_t size);
   // The secondary cache was consulted during the current lookup, from
   // `start_ns` (steady clock). A hit is timed from then to OnLookupEnd:
   // lookup, decompression, the object's creation, its insert into the
   // primary and the eviction it causes, less any store (below).
   void OnSecondaryLookup(bool hit, uint64_t start_ns);
-  void OnInsert(std::string_view key, size_t charge);
+  // An insert's charge and its contents' size (the charge where no helper
+  // tells it).
+  void OnInsert(std::string_view key, size_t charge, size_t size);
   // The secondary stored a block (not a dummy) in `ns` on this thread.
   void OnSecondaryStore(uint64_t ns);
 
@@ -106,16 +115,22 @@ class Adapter {
   };
 
   // A hit's on-disk size is unknown (the key map knows where a block is,
-  // not how large it is on disk): its charge times the compressed over
+  // not how large it is on disk): its size times the compressed over
   // uncompressed bytes of recent reads, kept in 1/4096ths. Racy updates
   // are fine; any recent value will do.
   uint32_t DiskPerMem() const;
-  uint32_t DiskBytes(size_t charge) const;
-  void LearnRatio(uint64_t disk, size_t charge);
+  uint32_t DiskBytes(size_t size) const;
+  void LearnRatio(uint64_t disk, size_t size);
+  // The mean of charge - size over the inserts of blocks read, to the
+  // Controller when it moves by 4 bytes or more.
+  void LearnReadOverhead(size_t charge, size_t size);
 
   ControllerLink link_;
   CacheKeyMap key_map_;
   std::atomic<uint32_t> disk_per_mem_{4096 / 2};
+  std::atomic<uint32_t> read_overhead_{0};       // in 1/16 bytes; 0 unknown
+  static constexpr uint32_t kNeverTold = UINT32_MAX;
+  std::atomic<uint32_t> read_overhead_told_{kNeverTold};  // bytes, to the Controller
   ThreadCounters<Counters> counts_;
 };
 

@@ -143,6 +143,49 @@ TEST_F(RocksDbTest, TheControllerSeesPlacedAccessesAndSplitsTheBudget) {
   EXPECT_EQ(s.app_capacity_bytes + s.second_tier_bytes, s.memory_bytes);
 }
 
+// RocksDB charges a block read from its table its memory usage but one its
+// secondary promotes only its contents; the accesses report contents, and
+// the Controller learns the difference for its ghosts. A primary of 2 MiB
+// holds the last blocks of a sequential pass: read from the table in the
+// first pass; in the third, promoted (each block's first lookup finds it
+// in the secondary, the next, at the dummy it left, moves it up).
+TEST_F(RocksDbTest, TheControllerLearnsWhatABlockReadCostsBeyondItsContents) {
+  const std::string path = Fill("db", 20'000);
+  Options options = EngineOptions(64 << 20, /*adaptive=*/true);
+  options.budget.controller.initial_app_bytes = 2 << 20;  // no round ends in 60K accesses
+  std::unique_ptr<Db> db;
+  ASSERT_TRUE(Open(options, path, &db).ok());
+  const std::shared_ptr<::rocksdb::Cache> cache = db->db()
+                                                      ->GetOptions()
+                                                      .table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>()
+                                                      ->block_cache;
+  // The mean charge of the data blocks (4 KiB; the index is larger).
+  const auto mean_block_charge = [&cache] {
+    double sum = 0;
+    size_t n = 0;
+    cache->ApplyToAllEntries(
+        [&](const ::rocksdb::Slice&, void*, size_t charge, ::rocksdb::Cache::DeleterFn) {
+          if (charge < 2048 || charge > 8192) return;
+          sum += static_cast<double>(charge);
+          ++n;
+        },
+        {});
+    EXPECT_GT(n, 200u);
+    return sum / static_cast<double>(std::max<size_t>(n, 1));
+  };
+  std::string value;
+  double read_charge = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (int i = 0; i < 20'000; ++i) ASSERT_TRUE(db->db()->Get({}, Key(i), &value).ok());
+    if (pass == 0) read_charge = mean_block_charge();
+  }
+  const double promoted_charge = mean_block_charge();
+  const Stats s = db->GetStats();
+  ASSERT_GT(s.second_tier_hits, 4'000u) << "the third pass came from the secondary";
+  EXPECT_GT(read_charge, promoted_charge + 16) << "a read block is charged its allocation";
+  EXPECT_NEAR(s.controller.read_charge_overhead_bytes, read_charge - promoted_charge, 8);
+}
+
 // Suspended, lookups are counted but the Controller sees none; resumed, it
 // sees them again. The values read do not change either way.
 TEST_F(RocksDbTest, SuspendedLookupsAreCountedButNotReported) {

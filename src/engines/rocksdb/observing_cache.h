@@ -74,9 +74,11 @@ class ObservingCache final : public ::rocksdb::Cache {
   void WaitAll(std::vector<Handle*>& handles) override { target_->WaitAll(handles); }
 
  private:
-  // Reports a finished lookup; a pending handle (wait == false) has no
-  // charge to read yet, so it is counted but not sized.
-  Handle* Looked(const ::rocksdb::Slice& key, Handle* handle, bool can_size);
+  // Reports a finished lookup with the size of the block's contents, as
+  // `helper` tells it (else its charge); a pending handle (wait == false)
+  // has no value to size yet, so it is counted but not sized.
+  Handle* Looked(const ::rocksdb::Slice& key, Handle* handle, const CacheItemHelper* helper,
+                 bool can_size);
 
   const std::shared_ptr<::rocksdb::Cache> target_;
   Adapter* const adapter_;
