@@ -18,6 +18,15 @@ def run_cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return proc
 
 
+def assert_one_error_line(proc: subprocess.CompletedProcess, *messages: str,
+                          returncode: int = 2) -> None:
+    """Asserts that the CLI exited with `returncode` and that exactly one line
+    of its stderr is an error, one that contains every one of `messages`."""
+    assert proc.returncode == returncode, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if "error" in l]
+    assert len(lines) == 1 and all(m in lines[0] for m in messages), proc.stderr
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import run_cli
+from conftest import assert_one_error_line, run_cli
 
 SMALL = ["--memory", "48MiB", "--data-size", "64MiB", "--budget", "emulated",
          "--duration", "3s", "--warmup", "1s", "--interval", "1s", "--threads", "2"]
@@ -71,9 +71,7 @@ def test_json_has_every_config_with_its_numbers(small_run):
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
-    assert proc.returncode == 2, proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if "error" in l]
-    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert_one_error_line(proc, message)
 
 
 def test_every_run_gets_the_chosen_allocator_and_reports_it(tmp_path):
@@ -94,9 +92,7 @@ def test_a_missing_jemalloc_is_one_line_before_any_run(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, "bench", "leveldb", *SMALL,
                            "--db-dir", str(tmp_path / "dbs"), "--allocator", "jemalloc"],
                           capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2, proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if "error" in l]
-    assert len(lines) == 1 and "libjemalloc is not installed" in lines[0], proc.stderr
+    assert_one_error_line(proc, "libjemalloc is not installed")
     assert not (tmp_path / "dbs").exists()
 
 
@@ -359,9 +355,7 @@ def full_disk(tmp_path):
 def test_a_full_disk_is_one_line_and_leaves_nothing(full_disk):
     proc = run_cli("bench", "leveldb", *SMALL, "--db-dir", str(full_disk),
                    "--configs", "static-default", check=False)
-    assert proc.returncode == 1, proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if "error" in l]
-    assert len(lines) == 1 and "disk full" in lines[0] and "nothing was kept" in lines[0], proc.stderr
+    assert_one_error_line(proc, "disk full", "nothing was kept", returncode=1)
     assert list(full_disk.iterdir()) == []
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import run_cli
+from conftest import assert_one_error_line, run_cli
 
 SMALL = ["--memory", "48MiB", "--data-size", "64MiB", "--duration", "3s", "--warmup", "1s",
          "--interval", "1s", "--threads", "2"]
@@ -58,9 +58,7 @@ def test_json_has_the_shared_schema_and_the_second_tier_serves(small_run):
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "rocksdb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
-    assert proc.returncode == 2, proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if "error" in l]
-    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert_one_error_line(proc, message)
 
 
 def test_a_path_that_is_not_a_benchmark_db_is_one_line(tmp_path):

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import run_cli
+from conftest import assert_one_error_line, run_cli
 
 SMALL = ["--memory", "48MiB", "--data-size", "64MiB", "--duration", "3s", "--warmup", "1s"]
 
@@ -44,9 +44,7 @@ def test_driver_load_writes_a_table_wiredtiger_reads(tmp_path):
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
     proc = run_cli("bench", "wiredtiger", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
-    assert proc.returncode == 2, proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if "error" in l]
-    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert_one_error_line(proc, message)
 
 
 def test_help_defaults_are_the_plugins_own():
