@@ -155,10 +155,9 @@ TEST_F(RocksDbTest, TheControllerLearnsWhatABlockReadCostsBeyondItsContents) {
   options.budget.controller.initial_app_bytes = 2 << 20;  // no round ends in 60K accesses
   std::unique_ptr<Db> db;
   ASSERT_TRUE(Open(options, path, &db).ok());
-  const std::shared_ptr<::rocksdb::Cache> cache = db->db()
-                                                      ->GetOptions()
-                                                      .table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>()
-                                                      ->block_cache;
+  const std::shared_ptr<::rocksdb::Cache> cache =
+      db->db()->GetOptions().table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>()
+          ->block_cache;
   // The mean charge of the data blocks (4 KiB; the index is larger).
   const auto mean_block_charge = [&cache] {
     double sum = 0;
