@@ -318,6 +318,25 @@ def test_overhead_rejects_bad_flags_in_one_line(tiny_db, args, message):
     assert len(lines) == 1 and message in lines[0], proc.stderr
 
 
+@pytest.mark.parametrize("command, needles", [
+    ("load", ["--data-size", "--value-size", "--alpha", "(default 1000)"]),
+    ("run", ["--config", "--phases", "--device-latency", "static-<i>", "(default 30s)"]),
+    ("overhead", ["--pairs", "--slice", "--no-cgroup", "(default 250ms)"]),
+])
+def test_each_driver_command_has_its_own_help(command, needles):
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), command, "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.startswith(f"usage: leveldb_bench {command} --db DIR"), proc.stdout
+    for needle in needles:
+        assert needle in proc.stdout, needle
+    # A flag the help lists is one the command takes: an unknown one is refused
+    # with a pointer to this help.
+    bad = subprocess.run([driver_path(), command, "--frobnicate", "1"], capture_output=True,
+                         text=True)
+    assert_one_error_line(bad, "--frobnicate", f"{command} --help")
+
+
 def test_driver_load_rejects_a_bad_alpha(tmp_path):
     from symbiosis.bench import driver_path
     proc = subprocess.run([driver_path(), "load", "--db", str(tmp_path / "db"), "--data-size", "2MiB",

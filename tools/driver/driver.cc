@@ -68,9 +68,41 @@ struct Flags {
   bool Has(const std::string& name) const { return values.count(name) > 0; }
 };
 
-Flags ParseFlags(int argc, char** argv, const std::vector<std::string>& known,
-                 const std::vector<std::string>& switches) {
+// A command's flags, both what ParseFlags accepts and what `<command>
+// --help` prints, so the two cannot drift apart.
+struct FlagSpec {
+  std::string name;
+  std::string value;  // e.g. "SIZE"; empty for a switch
+  std::string help;   // one line, with the default
+};
+
+struct CommandSpec {
+  std::string name;
+  std::string synopsis;  // the required flags
+  std::string summary;   // lines, each ending in '\n'
+  std::vector<FlagSpec> flags;
+};
+
+std::string CommandHelp(const CommandSpec& command) {
+  std::string text = "usage: " + program + " " + command.name + " " + command.synopsis +
+                     " [flags]\n\n" + command.summary + "\nflags:\n";
+  for (const FlagSpec& f : command.flags) {
+    std::string left = "  --" + f.name + (f.value.empty() ? "" : " " + f.value);
+    left.resize(std::max<size_t>(left.size() + 2, 28), ' ');
+    text += left + f.help + "\n";
+  }
+  return text;
+}
+
+// `--help` or `-h` anywhere prints the command's help and exits 0.
+Flags ParseFlags(int argc, char** argv, const CommandSpec& command) {
   Flags flags;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::fputs(CommandHelp(command).c_str(), stdout);
+      std::exit(0);
+    }
+  }
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) Fail(2, "unexpected argument '" + arg + "'; flags start with --");
@@ -81,12 +113,14 @@ Flags ParseFlags(int argc, char** argv, const std::vector<std::string>& known,
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
     }
-    if (std::find(switches.begin(), switches.end(), arg) != switches.end()) {
+    const auto spec = std::find_if(command.flags.begin(), command.flags.end(),
+                                   [&](const FlagSpec& f) { return f.name == arg; });
+    if (spec == command.flags.end()) {
+      Fail(2, "unknown flag --" + arg + "; see " + program + " " + command.name + " --help");
+    }
+    if (spec->value.empty()) {
       flags.values[arg] = "1";
       continue;
-    }
-    if (std::find(known.begin(), known.end(), arg) == known.end()) {
-      Fail(2, "unknown flag --" + arg + "; see " + program + " --help");
     }
     if (eq == std::string::npos) {
       if (i + 1 >= argc) Fail(2, "--" + arg + " needs a value");
@@ -939,49 +973,100 @@ int Overhead(BenchEngine& engine, const Flags& flags) {
   c.in_cgroup = true;
   return RunInBenchCgroup(std::move(cgroup), c.db, [&] { return OverheadBody(engine, c); });
 }
+
+// The three commands' flags for an engine whose budgets are `budgets`
+// (the first is the default).
+std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
+  std::string names;
+  for (const std::string& b : budgets) names += (names.empty() ? "" : " | ") + b;
+  const std::string budget = "the budget M splits: " + names + " (default " + budgets.front() + ")";
+  const FlagSpec db{"db", "DIR", "the DB, written by `load` (required)"};
+  const FlagSpec memory{"memory", "SIZE", "M, the caches' budget, e.g. 256MiB (required)"};
+  const FlagSpec threads{"threads", "N", "reader threads, 1..256 (default 4)"};
+  const FlagSpec seed{"seed", "N", "the workload's seed (default 1)"};
+  const FlagSpec reserve{"reserve", "SIZE",
+                         "a cgroup budget's room beyond M for the process (default 32MiB)"};
+  const FlagSpec overhead{"app-cache-overhead", "F",
+                          "the application cache's per-block overhead in (-1, 1) "
+                          "(default: the engine's)"};
+  const FlagSpec progress{"progress", "", "a status line on stderr"};
+  return {
+      {"load", "--db DIR --data-size SIZE",
+       "Writes a bench DB: keys 0..N-1 with values whose first --alpha share is random\n"
+       "and the rest repeats it, so the engine compresses them to about alpha. It is\n"
+       "built in DIR.partial and renamed: a failed load leaves nothing behind.\n",
+       {{"db", "DIR", "the DB to write; it must not exist (required)"},
+        {"data-size", "SIZE", "keys plus values, e.g. 1280MiB (required)"},
+        {"value-size", "SIZE", "bytes per value, at most 1MiB (default 1000)"},
+        {"alpha", "F", "the compressed share of a value, in (0, 1] (default 0.5)"},
+        {"seed", "N", "the values' seed (default 1)"}}},
+      {"run", "--db DIR --memory SIZE --config NAME",
+       "Runs one configuration and prints JSON lines: an interval line every --interval\n"
+       "and a summary at the end. NAME is static-default (the engine's default cache),\n"
+       "static-max (M_a = M), static-<i> (M_a = i*M/8, i = 0..8) or symbiosis.\n",
+       {db, memory,
+        {"config", "NAME", "static-default | static-max | static-<i> | symbiosis (required)"},
+        {"workload", "SPEC", "uniform, zipfian, hotspot20, ... (include/symbiosis/workload.h)"},
+        {"phases", "P", "phases \"SPEC@SIZE*OPS;...\" in place of --workload"},
+        {"duration", "T", "the run's length, warm-up included (default 30s)"},
+        {"ops", "N", "stop after N requests in place of --duration"},
+        threads,
+        {"interval", "T", "time between interval lines (default 1s)"},
+        {"warmup", "T", "what the summary leaves out at the start (default 0)"},
+        {"overwrite", "F", "the share of requests that write, in [0, 1] (default 0)"},
+        {"budget", "B", budget},
+        {"allow-fallback", "", "run in the engine's fallback budget when no cgroup can be made"},
+        {"device-latency", "T", "added to every device read, e.g. 100us (default 0)"},
+        reserve, seed, overhead, progress}},
+      {"overhead", "--db DIR --memory SIZE",
+       "Measures Symbiosis's cost in Stable: once Symbiosis is Stable, slices of --slice\n"
+       "alternate between Symbiosis reporting and Symbiosis suspended (the static path\n"
+       "at the same M_a). Prints a pair line per pair and an overhead_summary line.\n",
+       {db, memory,
+        {"workload", "SPEC", "as for run (default uniform)"},
+        threads,
+        {"warmup", "T", "time to wait for Stable before the pairs (default 30s)"},
+        {"slice", "T", "one half of a pair, at least 50ms (default 250ms)"},
+        {"pairs", "N", "pairs to measure, 1..1000000 (default 400)"},
+        {"budget", "B", budget},
+        reserve,
+        {"no-cgroup", "", "run outside a memory cgroup (the page cache holds the whole DB)"},
+        seed, overhead, progress}},
+  };
+}
+
 }  // namespace
 
 int DriverMain(BenchEngine& engine, int argc, char** argv) {
   program = engine.name() + "_bench";
-  std::string budgets;
-  for (const std::string& b : engine.budgets()) budgets += (budgets.empty() ? "" : "|") + b;
-  const std::string usage =
-      "usage: " + program + " load --db DIR --data-size SIZE [--value-size 1000] [--alpha 0.5]\n"
-      "       " + program + " run --db DIR --memory SIZE --config NAME [--workload SPEC | --phases P]\n"
-      "                         [--duration 30s | --ops N] [--threads 4] [--budget " + budgets + "]\n"
-      "       " + program + " overhead --db DIR --memory SIZE [--workload SPEC] [--pairs 400]\n"
-      "                         [--slice 250ms] [--warmup 30s] [--budget " + budgets + "]\n"
-      "(see tools/driver/driver.h or docs/bench-" + engine.name() + ".md)\n";
+  const std::vector<CommandSpec> commands = Commands(engine.budgets());
+  std::string usage;
+  for (const CommandSpec& c : commands) {
+    usage += (usage.empty() ? "usage: " : "       ") + program + " " + c.name + " " + c.synopsis +
+             " [flags]\n";
+  }
+  usage += "'" + program + " COMMAND --help' lists a command's flags.\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::fputs(usage.c_str(), argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  const std::string command = argv[1];
+  const std::string name = argv[1];
+  const auto command = std::find_if(commands.begin(), commands.end(),
+                                    [&](const CommandSpec& c) { return c.name == name; });
+  if (command == commands.end()) {
+    Fail(2, "unknown command '" + name + "'; use load, run or overhead (see " + program +
+                " --help)");
+  }
+  const Flags flags = ParseFlags(argc, argv, *command);
   try {
-    if (command == "load") {
-      return Load(engine, ParseFlags(argc, argv, {"db", "data-size", "value-size", "alpha", "seed"}, {}));
-    }
-    if (command == "overhead") {
-      return Overhead(engine, ParseFlags(argc, argv,
-                                         {"db", "memory", "workload", "threads", "warmup",
-                                          "slice", "pairs", "budget", "seed", "app-cache-overhead",
-                                          "reserve"},
-                                         {"progress", "no-cgroup"}));
-    }
-    if (command == "run") {
-      return Run(engine,
-                 ParseFlags(argc, argv,
-                            {"db", "memory", "config", "workload", "phases", "duration", "ops",
-                             "threads", "interval", "warmup", "overwrite", "budget",
-                             "device-latency", "reserve", "seed", "app-cache-overhead"},
-                            {"allow-fallback", "progress"}));
-    }
+    if (name == "load") return Load(engine, flags);
+    if (name == "run") return Run(engine, flags);
+    return Overhead(engine, flags);
   } catch (const InputError& e) {
     Fail(2, e.what());
   } catch (const std::exception& e) {
     Fail(1, e.what());
   }
-  Fail(2, "unknown command '" + command + "'; use load, run or overhead");
 }
 
 }  // namespace symbiosis::bench

@@ -9,15 +9,17 @@
 //                       [--alpha 0.5] [--seed 1]
 //   <engine>_bench run  --db DIR --memory SIZE --config CONFIG
 //                       [--workload SPEC | --phases "SPEC@SIZE*OPS;..."]
-//                       [--duration 60s | --ops N] [--threads 4]
-//                       [--interval 1s] [--warmup 10s] [--overwrite 0]
+//                       [--duration 30s | --ops N] [--threads 4]
+//                       [--interval 1s] [--warmup 0] [--overwrite 0]
 //                       [--budget B] [--allow-fallback]
 //                       [--device-latency 0us] [--reserve 32MiB] [--seed 1]
 //                       [--app-cache-overhead F] [--progress]
 //   <engine>_bench overhead --db DIR --memory SIZE [--workload uniform]
 //                       [--threads 4] [--pairs 400] [--slice 250ms]
-//                       [--warmup 30s] [--budget B] [--seed 1]
-//                       [--app-cache-overhead F] [--progress]
+//                       [--warmup 30s] [--budget B] [--reserve 32MiB]
+//                       [--no-cgroup] [--seed 1] [--app-cache-overhead F]
+//                       [--progress]
+//   <engine>_bench COMMAND --help   the command's flags, each with its default
 //
 // load writes keys 0..N-1 ("user" + 12 digits) with values of --value-size
 // bytes whose first alpha share is random and the rest repeats it, so that
@@ -155,7 +157,7 @@ class BenchEngine {
   virtual std::unique_ptr<BenchDb> Open(const OpenRequest& request, std::string* error) = 0;
 };
 
-// The whole driver: parses argv (load or run) and does it. Returns the exit
+// The whole driver: parses argv (load, run or overhead) and does it. Returns the exit
 // status.
 int DriverMain(BenchEngine& engine, int argc, char** argv);
 
