@@ -979,7 +979,8 @@ int Overhead(BenchEngine& engine, const Flags& flags) {
 std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
   std::string names;
   for (const std::string& b : budgets) names += (names.empty() ? "" : " | ") + b;
-  const std::string budget = "the budget M splits: " + names + " (default " + budgets.front() + ")";
+  const FlagSpec budget{"budget", "B",
+                        "the budget M splits: " + names + " (default " + budgets.front() + ")"};
   const FlagSpec db{"db", "DIR", "the DB, written by `load` (required)"};
   const FlagSpec memory{"memory", "SIZE", "M, the caches' budget, e.g. 256MiB (required)"};
   const FlagSpec threads{"threads", "N", "reader threads, 1..256 (default 4)"};
@@ -1014,7 +1015,7 @@ std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
         {"interval", "T", "time between interval lines (default 1s)"},
         {"warmup", "T", "what the summary leaves out at the start (default 0)"},
         {"overwrite", "F", "the share of requests that write, in [0, 1] (default 0)"},
-        {"budget", "B", budget},
+        budget,
         {"allow-fallback", "", "run in the engine's fallback budget when no cgroup can be made"},
         {"device-latency", "T", "added to every device read, e.g. 100us (default 0)"},
         reserve, seed, overhead, progress}},
@@ -1028,7 +1029,7 @@ std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
         {"warmup", "T", "time to wait for Stable before the pairs (default 30s)"},
         {"slice", "T", "one half of a pair, at least 50ms (default 250ms)"},
         {"pairs", "N", "pairs to measure, 1..1000000 (default 400)"},
-        {"budget", "B", budget},
+        budget,
         reserve,
         {"no-cgroup", "", "run outside a memory cgroup (the page cache holds the whole DB)"},
         seed, overhead, progress}},
