@@ -3,18 +3,25 @@
 # `leveldb_bench overhead`: one DB opened with Symbiosis; once it is Stable,
 # the 4 readers run in 250 ms slices alternating between Symbiosis reporting
 # every access and Symbiosis suspended (the static configuration's path at
-# the same M_a), PAIRS pairs per cell. Per cell: the median of the pairs'
-# ops/s ratios and its ~95% interval.
-#   usage: bench/leveldb_stable_overhead.sh OUT_DIR [PAIRS] [--no-cgroup]
+# the same M_a), PAIRS pairs per run. Per run: the median of the pairs'
+# ops/s ratios and its ~95% interval; per cell: the median of REPEATS runs
+# (rounds over the cells, so a slow hour falls on every cell) and, with
+# CONTROL=1, one A/A run (`--control`, both halves reporting): what the
+# method reads where there is nothing to find.
+#   usage: [REPEATS=N] [CONTROL=1] bench/leveldb_stable_overhead.sh OUT_DIR [PAIRS] [--no-cgroup]
 # Needs the DBs of `symbiosis bench leveldb --memory 64MiB` under
 # /var/tmp/symbiosis-bench and the driver (SYMBIOSIS_LEVELDB_BENCH or
 # build/native/leveldb_bench). The kernel budget, as in the grid: a memory
 # cgroup of M + 32 MiB (root); with --no-cgroup the page cache holds the
 # whole DB and the readers are CPU-bound.
 set -euo pipefail
-out=${1:?usage: $0 OUT_DIR [PAIRS]}
+out=${1:?usage: [REPEATS=N] [CONTROL=1] $0 OUT_DIR [PAIRS] [--no-cgroup]}
 pairs=${2:-400}
 extra=${3:-}
+repeats=${REPEATS:-1}
+control=${CONTROL:-0}
+[[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "$0: REPEATS must be a positive count, not '$repeats'" >&2; exit 2; }
+[[ $control =~ ^[01]$ ]] || { echo "$0: CONTROL must be 0 or 1, not '$control'" >&2; exit 2; }
 bench=${SYMBIOSIS_LEVELDB_BENCH:-build/native/leveldb_bench}
 mkdir -p "$out"
 cells=(  # name DB workload  (M = 64 MiB)
@@ -25,23 +32,45 @@ cells=(  # name DB workload  (M = 64 MiB)
 )
 for cell in "${cells[@]}"; do
   read -r name db workload <<< "$cell"
-  db=/var/tmp/symbiosis-bench/$db
-  [[ -d $db ]] || { echo "$0: no DB $db; load it with symbiosis bench leveldb first" >&2; exit 2; }
-  "$bench" overhead --db "$db" --memory 64MiB --workload "$workload" --warmup 30s \
-      --pairs "$pairs" $extra > "$out/$name.jsonl"
-  echo "$name: done" >&2
+  [[ -d /var/tmp/symbiosis-bench/$db ]] || {
+    echo "$0: no DB /var/tmp/symbiosis-bench/$db; load it with symbiosis bench leveldb first" >&2; exit 2; }
 done
-python3 - "$out" "${cells[@]}" <<'PY'
-import json, sys
-out = sys.argv[1]
-print("cell          M_a (MiB)  H_a     ops/s (static)  Symbiosis/static  median  ~95% interval  pairs")
-for cell in sys.argv[2:]:
-    name = cell.split()[0]
-    lines = [json.loads(l) for l in open(f"{out}/{name}.jsonl")]
+measure() {  # NAME DB WORKLOAD TAG [FLAGS...]
+  local name=$1 db=$2 workload=$3 tag=$4
+  shift 4
+  "$bench" overhead --db "/var/tmp/symbiosis-bench/$db" --memory 64MiB --workload "$workload" \
+      --warmup 30s --pairs "$pairs" $extra "$@" > "$out/$name.$tag.jsonl"
+  echo "$(date +%T) $name $tag: done" >&2
+}
+for r in $(seq 1 "$repeats"); do
+  for cell in "${cells[@]}"; do
+    read -r name db workload <<< "$cell"
+    measure "$name" "$db" "$workload" "$r"
+    if [[ $control = 1 && $r = 1 ]]; then measure "$name" "$db" "$workload" control --control; fi
+  done
+done
+python3 - "$out" "$repeats" "$control" "${cells[@]}" <<'PY'
+import json, statistics, sys
+out, repeats, control = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+def summary(name, tag):
+    lines = [json.loads(l) for l in open(f"{out}/{name}.{tag}.jsonl")]
     pairs = [l for l in lines if l["type"] == "pair" and l["valid"]]
     s = next(l for l in lines if l["type"] == "overhead_summary")
-    hit = sorted(p["b_hit_app"] for p in pairs)[len(pairs) // 2]
-    print(f"{name:13} {s['app_bytes'] / 2**20:9.1f}  {hit:.4f}  {s['b_ops_per_s']:14.0f}  "
-          f"{s['ratio']:16.4f}  {s['median_ratio']:.4f}  {s['median_low']:.4f}-{s['median_high']:.4f}"
-          f"  {s['valid_pairs']}/{s['pairs']}")
+    s["hit"] = sorted(p["b_hit_app"] for p in pairs)[len(pairs) // 2]
+    return s
+runs_title = "each run's median (~95% interval)".ljust(24 * repeats - 2)
+print(f"cell          M_a (MiB)  H_a     ops/s (static)  {runs_title}  median"
+      + ("   A/A run (interval)" if control else ""))
+for cell in sys.argv[4:]:
+    name = cell.split()[0]
+    runs = [summary(name, r) for r in range(1, repeats + 1)]
+    text = "  ".join(f"{s['median_ratio']:.4f} ({s['median_low']:.4f}-{s['median_high']:.4f})"
+                     for s in runs)
+    line = (f"{name:13} {runs[0]['app_bytes'] / 2**20:9.1f}  {runs[0]['hit']:.4f}  "
+            f"{statistics.median(s['b_ops_per_s'] for s in runs):14.0f}  {text}  "
+            f"{statistics.median(s['median_ratio'] for s in runs):.4f}")
+    if control:
+        c = summary(name, "control")
+        line += f"   {c['median_ratio']:.4f} ({c['median_low']:.4f}-{c['median_high']:.4f})"
+    print(line)
 PY

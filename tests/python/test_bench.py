@@ -266,6 +266,16 @@ def test_driver_rejects_a_warmup_that_leaves_nothing_to_measure(tiny_db):
     assert len(lines) == 1 and "--warmup" in lines[0] and "--duration" in lines[0], proc.stderr
 
 
+@pytest.mark.parametrize("command", ["run", "overhead"])
+def test_driver_names_a_missing_db_directory(tmp_path, command):
+    from symbiosis.bench import driver_path
+    missing = tmp_path / "no-such-db"
+    config = ["--config", "symbiosis"] if command == "run" else []
+    proc = subprocess.run([driver_path(), command, "--db", str(missing), "--memory", "32MiB",
+                           *config], capture_output=True, text=True)
+    assert_one_error_line(proc, f"no DB directory {missing}", "load --db")
+
+
 @pytest.mark.parametrize("value, ok", [("-0.15", True), ("-1", False), ("1", False)])
 def test_overhead_takes_the_same_app_cache_overhead_range_as_run(tiny_db, value, ok):
     # WiredTiger's default is negative (-0.15); `overhead` once took only [0, 1).
@@ -302,6 +312,24 @@ def test_overhead_alternates_symbiosis_and_its_static_path_on_one_cache(tiny_db)
     assert summary["median_low"] <= summary["median_ratio"] <= summary["median_high"]
     # Both halves of a pair read through the same cache: the 2 MiB DB fits it.
     assert min(p["a_hit_app"] for p in valid) > 0.9 and min(p["b_hit_app"] for p in valid) > 0.9
+    # Only the first half reports to the Controller (a slice's edge may carry
+    # a reader's access or two across).
+    assert summary["control"] is False and min(p["a_reported"] for p in valid) > 0
+    assert sum(p["b_reported"] for p in valid) * 100 < sum(p["a_reported"] for p in valid)
+
+
+def test_overhead_control_reports_in_both_halves(tiny_db):
+    import json
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "overhead", "--db", str(tiny_db), "--memory", "32MiB",
+                           "--budget", "emulated", "--warmup", "1s", "--pairs", "6",
+                           "--slice", "50ms", "--control"], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(l) for l in proc.stdout.splitlines()]
+    valid = [l for l in lines if l["type"] == "pair" and l["valid"]]
+    assert lines[-1]["control"] is True and valid
+    assert min(min(p["a_reported"], p["b_reported"]) for p in valid) > 0
 
 
 @pytest.mark.parametrize("args, message", [
@@ -321,7 +349,7 @@ def test_overhead_rejects_bad_flags_in_one_line(tiny_db, args, message):
 @pytest.mark.parametrize("command, needles", [
     ("load", ["--data-size", "--value-size", "--alpha", "(default 1000)"]),
     ("run", ["--config", "--phases", "--device-latency", "static-<i>", "(default 30s)"]),
-    ("overhead", ["--pairs", "--slice", "--no-cgroup", "(default 250ms)"]),
+    ("overhead", ["--pairs", "--slice", "--no-cgroup", "--control", "(default 250ms)"]),
 ])
 def test_each_driver_command_has_its_own_help(command, needles):
     from symbiosis.bench import driver_path

@@ -185,6 +185,11 @@ double JsonNumber(const std::string& text, const std::string& field) {
 }
 
 Layout ReadLayout(const std::string& db) {
+  std::error_code error;
+  if (!fs::is_directory(db, error)) {
+    throw InputError("no DB directory " + db + "; create it with `" + program + " load --db " +
+                     db + " --data-size ...`");
+  }
   std::ifstream in(fs::path(db) / kMetaFile);
   if (!in) {
     throw InputError(db + " is not a benchmark DB (no " + kMetaFile +
@@ -416,14 +421,19 @@ uint64_t ParseMemory(const BenchEngine& engine, const Flags& flags) {
   return memory;
 }
 
+// "a<sep>b<sep>c" of `names`.
+std::string JoinNames(const std::vector<std::string>& names, const std::string& sep) {
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : sep) + name;
+  return joined;
+}
+
 // --budget, one of the engine's (the first by default).
 std::string ParseBudget(const BenchEngine& engine, const Flags& flags) {
   const std::vector<std::string> budgets = engine.budgets();
   const std::string budget = flags.Get("budget", budgets.front());
   if (std::find(budgets.begin(), budgets.end(), budget) == budgets.end()) {
-    std::string names;
-    for (const std::string& b : budgets) names += (names.empty() ? "" : " or ") + b;
-    Fail(2, "--budget must be " + names + ", not '" + budget + "'");
+    Fail(2, "--budget must be " + JoinNames(budgets, " or ") + ", not '" + budget + "'");
   }
   return budget;
 }
@@ -738,6 +748,10 @@ int Run(BenchEngine& engine, const Flags& flags) {
 // where a per-access cost weighs most. Not measured either way: timed work
 // that serves the whole process (the kernel budget's once-a-second
 // PageCacheRoomMonitor) falls on both halves of a pair alike.
+//
+// --control makes both halves report (an A/A run): its ratios show what the
+// method reads where there is nothing to find, the floor below which a
+// cell's A/B ratio says nothing.
 
 struct OverheadConfig {
   std::string db;
@@ -754,6 +768,7 @@ struct OverheadConfig {
   int pairs = 400;
   uint64_t seed = 1;
   bool progress = false;
+  bool control = false;  // both halves report: an A/A run
   std::optional<double> app_cache_overhead;
 };
 
@@ -863,6 +878,10 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
   // Pairs of slices; a pair counts only if Symbiosis stayed Stable at M_a.
   struct Slice {
     double ops_per_s = 0, hit_app = 0;
+    uint64_t reported = 0;  // accesses the Controller counted
+  };
+  const auto reported = [](const EngineStats& s) {
+    return s.controller ? s.controller->accesses : 0;
   };
   const auto run_slice = [&](bool suspended) {
     db->Suspend(suspended);
@@ -875,6 +894,7 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
     const EngineStats after = db->Stats();
     const uint64_t lookups = after.lookups - before.lookups;
     slice.hit_app = lookups ? double(after.app_hits - before.app_hits) / lookups : 0;
+    slice.reported = reported(after) - reported(before);
     return slice;
   };
   std::vector<double> ratios;
@@ -884,19 +904,22 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
     Slice a, b;
     if (i % 2 == 0) {
       a = run_slice(false);
-      b = run_slice(true);
+      b = run_slice(!c.control);
     } else {
-      b = run_slice(true);
+      b = run_slice(!c.control);
       a = run_slice(false);
     }
     uint64_t now_ma = 0;
     const bool valid = stable_at(&now_ma) && now_ma == ma && b.ops_per_s > 0;
     std::printf("{\"type\": \"pair\", \"pair\": %d, \"first\": \"%s\", \"a_ops_per_s\": %.1f, "
                 "\"b_ops_per_s\": %.1f, \"ratio\": %.5f, \"a_hit_app\": %.4f, "
-                "\"b_hit_app\": %.4f, \"valid\": %s, \"ma_bytes\": %llu}\n",
+                "\"b_hit_app\": %.4f, \"a_reported\": %llu, \"b_reported\": %llu, "
+                "\"valid\": %s, \"ma_bytes\": %llu}\n",
                 i, i % 2 == 0 ? "a" : "b", a.ops_per_s, b.ops_per_s,
                 b.ops_per_s > 0 ? a.ops_per_s / b.ops_per_s : 0.0, a.hit_app, b.hit_app,
-                valid ? "true" : "false", static_cast<unsigned long long>(now_ma));
+                static_cast<unsigned long long>(a.reported),
+                static_cast<unsigned long long>(b.reported), valid ? "true" : "false",
+                static_cast<unsigned long long>(now_ma));
     std::fflush(stdout);
     ++done;
     if (!valid) {
@@ -908,8 +931,9 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
     sum_b += b.ops_per_s;
     if (c.progress) {
       const MedianSummary m = Median(ratios);
-      std::fprintf(stderr, "\rpair %5d of %d  Symbiosis/static %.4f (median %.4f, %.4f-%.4f)   ",
-                   i + 1, c.pairs, sum_a / sum_b, m.median, m.low, m.high);
+      std::fprintf(stderr, "\rpair %5d of %d  %s %.4f (median %.4f, %.4f-%.4f)   ", i + 1,
+                   c.pairs, c.control ? "A/A" : "Symbiosis/static", sum_a / sum_b, m.median,
+                   m.low, m.high);
     }
   }
   finish();
@@ -918,13 +942,13 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
   const size_t n = ratios.size();
   std::printf("{\"type\": \"overhead_summary\", \"budget\": %s, \"memory_bytes\": %llu, "
               "\"app_bytes\": %llu, \"workload\": %s, \"threads\": %d, \"slice_s\": %.3f, "
-              "\"pairs\": %d, \"valid_pairs\": %zu, \"a_ops_per_s\": %.1f, \"b_ops_per_s\": %.1f, "
-              "\"ratio\": %.5f, \"median_ratio\": %.5f, \"median_low\": %.5f, "
-              "\"median_high\": %.5f, \"errors\": %llu}\n",
+              "\"control\": %s, \"pairs\": %d, \"valid_pairs\": %zu, \"a_ops_per_s\": %.1f, "
+              "\"b_ops_per_s\": %.1f, \"ratio\": %.5f, \"median_ratio\": %.5f, "
+              "\"median_low\": %.5f, \"median_high\": %.5f, \"errors\": %llu}\n",
               JsonString(c.budget).c_str(), static_cast<unsigned long long>(c.memory),
               static_cast<unsigned long long>(ma), JsonString(c.workload).c_str(), c.threads,
-              c.slice_s, done, n, n ? sum_a / n : 0.0, n ? sum_b / n : 0.0,
-              sum_b > 0 ? sum_a / sum_b : 0.0, m.median, m.low, m.high,
+              c.slice_s, c.control ? "true" : "false", done, n, n ? sum_a / n : 0.0,
+              n ? sum_b / n : 0.0, sum_b > 0 ? sum_a / sum_b : 0.0, m.median, m.low, m.high,
               static_cast<unsigned long long>(errors.load()));
   std::fflush(stdout);
   if (invalid > 0) {
@@ -955,6 +979,7 @@ int Overhead(BenchEngine& engine, const Flags& flags) {
   c.pairs = static_cast<int>(pairs);
   c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
   c.progress = flags.Has("progress");
+  c.control = flags.Has("control");
   if (flags.Has("app-cache-overhead")) {
     c.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
   }
@@ -977,10 +1002,9 @@ int Overhead(BenchEngine& engine, const Flags& flags) {
 // The three commands' flags for an engine whose budgets are `budgets`
 // (the first is the default).
 std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
-  std::string names;
-  for (const std::string& b : budgets) names += (names.empty() ? "" : " | ") + b;
   const FlagSpec budget{"budget", "B",
-                        "the budget M splits: " + names + " (default " + budgets.front() + ")"};
+                        "the budget M splits: " + JoinNames(budgets, " | ") + " (default " +
+                            budgets.front() + ")"};
   const FlagSpec db{"db", "DIR", "the DB, written by `load` (required)"};
   const FlagSpec memory{"memory", "SIZE", "M, the caches' budget, e.g. 256MiB (required)"};
   const FlagSpec threads{"threads", "N", "reader threads, 1..256 (default 4)"};
@@ -1032,6 +1056,7 @@ std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
         budget,
         reserve,
         {"no-cgroup", "", "run outside a memory cgroup (the page cache holds the whole DB)"},
+        {"control", "", "both halves report (an A/A run: the method's own spread)"},
         seed, overhead, progress}},
   };
 }
