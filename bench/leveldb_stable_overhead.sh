@@ -23,6 +23,7 @@ control=${CONTROL:-0}
 [[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "$0: REPEATS must be a positive count, not '$repeats'" >&2; exit 2; }
 [[ $control =~ ^[01]$ ]] || { echo "$0: CONTROL must be 0 or 1, not '$control'" >&2; exit 2; }
 bench=${SYMBIOSIS_LEVELDB_BENCH:-build/native/leveldb_bench}
+dbs=/var/tmp/symbiosis-bench
 mkdir -p "$out"
 cells=(  # name DB workload  (M = 64 MiB)
   "hot20-1.0 leveldb-64MiB-v1000-a0.5 hotspot20"
@@ -32,13 +33,12 @@ cells=(  # name DB workload  (M = 64 MiB)
 )
 for cell in "${cells[@]}"; do
   read -r name db workload <<< "$cell"
-  [[ -d /var/tmp/symbiosis-bench/$db ]] || {
-    echo "$0: no DB /var/tmp/symbiosis-bench/$db; load it with symbiosis bench leveldb first" >&2; exit 2; }
+  [[ -d $dbs/$db ]] || { echo "$0: no DB $dbs/$db; load it with symbiosis bench leveldb first" >&2; exit 2; }
 done
 measure() {  # NAME DB WORKLOAD TAG [FLAGS...]
   local name=$1 db=$2 workload=$3 tag=$4
   shift 4
-  "$bench" overhead --db "/var/tmp/symbiosis-bench/$db" --memory 64MiB --workload "$workload" \
+  "$bench" overhead --db "$dbs/$db" --memory 64MiB --workload "$workload" \
       --warmup 30s --pairs "$pairs" $extra "$@" > "$out/$name.$tag.jsonl"
   echo "$(date +%T) $name $tag: done" >&2
 }
