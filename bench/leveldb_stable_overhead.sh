@@ -9,32 +9,37 @@
 # CONTROL=1, one A/A run (`--control`, both halves reporting): what the
 # method reads where there is nothing to find.
 #   usage: [REPEATS=N] [CONTROL=1] bench/leveldb_stable_overhead.sh OUT_DIR [PAIRS] [--no-cgroup]
-# Needs the DBs of `symbiosis bench leveldb --memory 64MiB` under
-# /var/tmp/symbiosis-bench and the driver (SYMBIOSIS_LEVELDB_BENCH or
-# build/native/leveldb_bench). The kernel budget, as in the grid: a memory
+# Needs the DBs of `symbiosis bench leveldb --memory 64MiB` in its --db-dir
+# (SYMBIOSIS_BENCH_DB_DIR, default /var/tmp/symbiosis-bench) and the driver
+# (SYMBIOSIS_LEVELDB_BENCH or build/native/leveldb_bench). The kernel budget, as in the grid: a memory
 # cgroup of M + 32 MiB (root); with --no-cgroup the page cache holds the
 # whole DB and the readers are CPU-bound.
 set -euo pipefail
-out=${1:?usage: [REPEATS=N] [CONTROL=1] $0 OUT_DIR [PAIRS] [--no-cgroup]}
+usage="usage: [REPEATS=N] [CONTROL=1] $0 OUT_DIR [PAIRS] [--no-cgroup]"
+(( $# >= 1 && $# <= 3 )) || { echo "$0: error: takes OUT_DIR [PAIRS] [--no-cgroup], not $# arguments; $usage" >&2; exit 2; }
+out=$1
 pairs=${2:-400}
 extra=${3:-}
 repeats=${REPEATS:-1}
 control=${CONTROL:-0}
-[[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "$0: REPEATS must be a positive count, not '$repeats'" >&2; exit 2; }
-[[ $control =~ ^[01]$ ]] || { echo "$0: CONTROL must be 0 or 1, not '$control'" >&2; exit 2; }
+[[ $pairs =~ ^[1-9][0-9]*$ ]] || { echo "$0: error: PAIRS must be a positive count, not '$pairs'; $usage" >&2; exit 2; }
+[[ -z $extra || $extra = --no-cgroup ]] || { echo "$0: error: the third argument can only be --no-cgroup, not '$extra'" >&2; exit 2; }
+[[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "$0: error: REPEATS must be a positive count, not '$repeats'" >&2; exit 2; }
+[[ $control =~ ^[01]$ ]] || { echo "$0: error: CONTROL must be 0 or 1, not '$control'" >&2; exit 2; }
 bench=${SYMBIOSIS_LEVELDB_BENCH:-build/native/leveldb_bench}
-dbs=/var/tmp/symbiosis-bench
-mkdir -p "$out"
-cells=(  # name DB workload  (M = 64 MiB)
-  "hot20-1.0 leveldb-64MiB-v1000-a0.5 hotspot20"
-  "hot10-0.6 leveldb-106MiB-v1000-a0.5 hotspot10"
-  "uniform-0.4 leveldb-160MiB-v1000-a0.5 uniform"
-  "zipfian-0.2 leveldb-320MiB-v1000-a0.5 zipfian"
+dbs=${SYMBIOSIS_BENCH_DB_DIR:-/var/tmp/symbiosis-bench}
+cells=(  # name DB workload M/D_u  (M = 64 MiB)
+  "hot20-1.0 leveldb-64MiB-v1000-a0.5 hotspot20 1.0"
+  "hot10-0.6 leveldb-106MiB-v1000-a0.5 hotspot10 0.6"
+  "uniform-0.4 leveldb-160MiB-v1000-a0.5 uniform 0.4"
+  "zipfian-0.2 leveldb-320MiB-v1000-a0.5 zipfian 0.2"
 )
 for cell in "${cells[@]}"; do
-  read -r name db workload <<< "$cell"
-  [[ -d $dbs/$db ]] || { echo "$0: no DB $dbs/$db; load it with symbiosis bench leveldb first" >&2; exit 2; }
+  read -r name db workload ratio <<< "$cell"
+  [[ -d $dbs/$db ]] || { echo "$0: error: no DB $dbs/$db; load it first with any run of its cell, e.g. \`symbiosis bench leveldb --memory 64MiB --ratios $ratio --configs static-default --duration 2s --warmup 1s --db-dir $dbs\`" >&2; exit 2; }
 done
+[[ -x $bench ]] || { echo "$0: error: no driver at $bench; build it (scripts/setup.sh) or set SYMBIOSIS_LEVELDB_BENCH" >&2; exit 2; }
+mkdir -p "$out"
 measure() {  # NAME DB WORKLOAD TAG [FLAGS...]
   local name=$1 db=$2 workload=$3 tag=$4
   shift 4
@@ -44,7 +49,7 @@ measure() {  # NAME DB WORKLOAD TAG [FLAGS...]
 }
 for r in $(seq 1 "$repeats"); do
   for cell in "${cells[@]}"; do
-    read -r name db workload <<< "$cell"
+    read -r name db workload _ <<< "$cell"
     measure "$name" "$db" "$workload" "$r"
     if [[ $control = 1 && $r = 1 ]]; then measure "$name" "$db" "$workload" control --control; fi
   done

@@ -346,6 +346,28 @@ def test_overhead_rejects_bad_flags_in_one_line(tiny_db, args, message):
     assert len(lines) == 1 and message in lines[0], proc.stderr
 
 
+@pytest.mark.parametrize("args, env, messages", [
+    ([], {}, ["OUT_DIR"]),
+    (["OUT", "0"], {}, ["PAIRS", "'0'"]),
+    (["OUT", "400", "--no-cgroups"], {}, ["--no-cgroup", "'--no-cgroups'"]),
+    (["OUT"], {"REPEATS": "0"}, ["REPEATS", "'0'"]),
+    (["OUT"], {"CONTROL": "yes"}, ["CONTROL", "'yes'"]),
+    (["OUT"], {}, ["no DB", "leveldb-64MiB-v1000-a0.5", "--ratios 1.0"]),
+])
+def test_stable_overhead_script_rejects_bad_input_in_one_line(tmp_path, args, env, messages):
+    # SYMBIOSIS_BENCH_DB_DIR points at an empty folder, so that good input
+    # stops at the missing DBs instead of starting an hour of benchmark.
+    import os
+    from conftest import REPO
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    proc = subprocess.run(["bash", str(REPO / "bench" / "leveldb_stable_overhead.sh"), *args],
+                          capture_output=True, text=True,
+                          env=dict(os.environ, SYMBIOSIS_BENCH_DB_DIR=str(tmp_path / "dbs"),
+                                   **env))
+    assert_one_error_line(proc, *messages)
+    assert not (tmp_path / "out").exists(), "bad input must leave no output folder"
+
+
 @pytest.mark.parametrize("command, needles", [
     ("load", ["--data-size", "--value-size", "--alpha", "(default 1000)"]),
     ("run", ["--config", "--phases", "--device-latency", "static-<i>", "(default 30s)"]),
