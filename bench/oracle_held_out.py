@@ -11,6 +11,12 @@ CLI's /oracle, which reads low) and the held-out one
 it chose is worse than the best). A pair's repeat is the CPU its static run
 had, since passes run with --repeats 1 each start at repeat 0.
 
+Where a cell ran both baselines, also Symbiosis over the better and the
+worse of them (the grid's criteria, bench/leveldb.md sections 12 and 16),
+the M_a at which its runs ended, and a last line that counts the cells at
+>= 0.95x and gives the gain over the worse baseline as a geometric mean
+(one cell of 4x does not dominate it as it does an arithmetic one).
+
 With --per-size, a Markdown table instead: per cell and static run's CPU,
 each static size's ratio (the geometric mean of its pairs there), and how
 often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
@@ -18,6 +24,7 @@ often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
 """
 import argparse
 import json
+import math
 import sys
 from collections import Counter
 from typing import Dict, Tuple
@@ -62,13 +69,34 @@ def main() -> None:
     if args.per_size:
         print_per_size(cells)
         return
-    print(f"{'workload':10s} {'M/D_u':>5s} {'/oracle':>8s} {'oracle':>15s} {'held out':>8s}")
+    print(f"{'workload':10s} {'M/D_u':>5s} {'/oracle':>8s} {'oracle':>15s} {'held out':>8s} "
+          f"{'/better':>7s} {'/worse':>7s}  Sym M_a (MiB)")
+    verdicts = []  # (/better, /oracle, held out, /worse) of cells with both baselines
     for (workload, ratio), cell in sorted(cells.items()):
         ratios = pair_ratios(cell)
         oracle = min(ratios, key=lambda n: ratios[n])
         held = held_out_oracle(cell)
         held_text = f"{held:8.3f}" if held is not None else f"{'-':>8s}"
-        print(f"{workload:10s} {ratio:5.2f} {ratios[oracle]:8.3f} {oracle:>15s} {held_text}")
+        ends = "/".join(_mib(ma) for ma in sorted(
+            {p["symbiosis"]["summary"].get("final_ma_bytes") or 0 for p in cell["pairs"]}))
+        line = f"{workload:10s} {ratio:5.2f} {ratios[oracle]:8.3f} {oracle:>15s} {held_text}"
+        if "static-default" in ratios and "static-max" in ratios:
+            better = min(ratios["static-default"], ratios["static-max"])
+            worse = max(ratios["static-default"], ratios["static-max"])
+            verdicts.append((better, ratios[oracle], held, worse))
+            line += f" {better:7.3f} {worse:7.3f}"
+        else:
+            line += f" {'-':>7s} {'-':>7s}"
+        print(f"{line}  {ends}")
+    if verdicts:
+        n = len(verdicts)
+        held_all = [v[2] for v in verdicts if v[2] is not None]
+        gain = math.exp(sum(math.log(v[3]) for v in verdicts) / n) if min(
+            v[3] for v in verdicts) > 0 else 0.0
+        print(f">= 0.95x the better baseline in {sum(v[0] >= 0.95 for v in verdicts)}/{n}; "
+              f">= 0.95x the oracle in {sum(v[1] >= 0.95 for v in verdicts)}/{n} (held out "
+              f"{sum(h >= 0.95 for h in held_all)}/{len(held_all)}); gain over the worse "
+              f"{gain:.2f}x (geometric), up to {max(v[3] for v in verdicts):.2f}x")
 
 
 def _mib(n: int) -> str:

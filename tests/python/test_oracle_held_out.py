@@ -39,6 +39,23 @@ def test_passes_merge_by_the_static_runs_cpu(tmp_path):
     assert row[4] == f"{(0.95 * 1.0) ** 0.5:.3f}"
 
 
+def test_cells_with_both_baselines_get_the_grid_verdicts(tmp_path):
+    a = _pass(tmp_path / "a.json", {"static-default": {0: (100, 200), 1: (100, 300)},
+                                    "static-max": {0: (100, 90), 1: (100, 100)},
+                                    "static-0": {0: (100, 100), 1: (100, 98)}})
+    proc = _run(a)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    row = lines[1].split()
+    better, worse = 0.9 ** 0.5, 6 ** 0.5
+    assert row[5:7] == [f"{better:.3f}", f"{worse:.3f}"]
+    # Below 0.95 against static-max by the lowest ratio; held out, CPU 0
+    # measures static-0 (chosen on CPU 1) and CPU 1 static-max: 1.0 both.
+    assert lines[2] == (f">= 0.95x the better baseline in 0/1; >= 0.95x the oracle in 0/1 "
+                        f"(held out 1/1); gain over the worse {worse:.2f}x (geometric), "
+                        f"up to {worse:.2f}x")
+
+
 def test_bad_input_is_one_line(tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
