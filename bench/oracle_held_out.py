@@ -17,6 +17,14 @@ the M_a at which its runs ended, and a last line that counts the cells at
 >= 0.95x and gives the gain over the worse baseline as a geometric mean
 (one cell of 4x does not dominate it as it does an arithmetic one).
 
+With --stable-window, each pair is measured on the intervals after its
+Symbiosis run last left Stable (both runs of the pair over the same
+intervals), when at least 10 s of them lie within the warm part; otherwise
+on the warm part as without the flag. The grid asks for steady-state
+throughput; with trials of at least 5 s, a round can outlast a 40 s warmup
+(bench/leveldb.md section 17), and the fixed window then charges the
+round's last trials to the steady state.
+
 With --per-size, a Markdown table instead: per cell and static run's CPU,
 each static size's ratio (the geometric mean of its pairs there), and how
 often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
@@ -27,7 +35,8 @@ import json
 import math
 import sys
 from collections import Counter
-from typing import Dict, Tuple
+import statistics
+from typing import Dict, List, Optional, Tuple
 
 try:
     from symbiosis.bench import held_out_oracle, pair_ratios
@@ -36,13 +45,42 @@ except ImportError:
              "project's .venv/bin/python (scripts/setup.sh makes it)")
 
 
+# At least this much of a run after Stable for the stable window: five of
+# the grid's 2 s intervals, so that a pair's ratio is not one interval's.
+MIN_STABLE_S = 10.0
+
+
+def stable_window(symbiosis: List[dict]) -> Optional[Tuple[int, float]]:
+    """(first interval, its start time) of the warm intervals after the
+    run's last interval not Stable, or None if they span < MIN_STABLE_S."""
+    first = max((i + 1 for i, e in enumerate(symbiosis) if e.get("state") != "stable"),
+                default=0)
+    first = max(first, next((i for i, e in enumerate(symbiosis) if e.get("warm")), len(symbiosis)))
+    if first >= len(symbiosis):
+        return None
+    start = symbiosis[first - 1]["t"] if first > 0 else 0.0
+    return (first, start) if symbiosis[-1]["t"] - start >= MIN_STABLE_S else None
+
+
+def window_throughput(timeline: List[dict], first: int) -> float:
+    """ops/s over the intervals from index `first` to the end."""
+    start = timeline[first - 1]["t"] if first > 0 else 0.0
+    ops = sum(e["ops"] for e in timeline[first:])
+    return ops / (timeline[-1]["t"] - start)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("json", nargs="+", help="side-by-side JSON files of one or more passes")
     p.add_argument("--per-size", action="store_true",
                    help="a Markdown table of every static size's ratio per CPU and "
                         "Symbiosis's final M_a, instead of the summary")
+    p.add_argument("--stable-window", action="store_true",
+                   help="measure each pair after its Symbiosis run last left Stable, where "
+                        f"at least {MIN_STABLE_S:g} s of warm intervals remain")
     args = p.parse_args()
+    stable_starts: List[float] = []
+    fixed_pairs = 0
     cells: Dict[Tuple[str, float], dict] = {}
     for path in args.json:
         try:
@@ -54,11 +92,25 @@ def main() -> None:
                                          "pairs": []})
                 for group in c.get("pairs", []):
                     for run in group["runs"]:
+                        static, sym = run["static"]["summary"], run["symbiosis"]["summary"]
+                        if args.stable_window:
+                            intervals = [[e for e in run[side]["timeline"]
+                                          if e.get("type") == "interval"]
+                                         for side in ("static", "symbiosis")]
+                            window = stable_window(intervals[1])
+                            if window is None or len(intervals[0]) != len(intervals[1]):
+                                fixed_pairs += 1
+                            else:
+                                stable_starts.append(window[1])
+                                static = dict(static, throughput_ops=window_throughput(
+                                    intervals[0], window[0]))
+                                sym = dict(sym, throughput_ops=window_throughput(
+                                    intervals[1], window[0]))
                         cell["pairs"].append({
                             "static": group["static"], "repeat": run["static_cpus"][0],
-                            "static_ma_bytes": run["static"]["summary"].get("final_ma_bytes"),
-                            "static_run": {"summary": run["static"]["summary"]},
-                            "symbiosis": {"summary": run["symbiosis"]["summary"]}})
+                            "static_ma_bytes": static.get("final_ma_bytes"),
+                            "static_run": {"summary": static},
+                            "symbiosis": {"summary": sym}})
         except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
             sys.exit(f"oracle_held_out.py: {path} is not a `symbiosis bench --side-by-side "
                      f"--json` file ({type(e).__name__}: {e}); give the files such runs wrote")
@@ -66,6 +118,11 @@ def main() -> None:
     if not cells:
         sys.exit("oracle_held_out.py: no side-by-side pairs in these files; give the --json "
                  "files of `symbiosis bench ... --side-by-side` runs")
+    if args.stable_window:
+        print(f"stable window: {len(stable_starts)} pairs from t = "
+              + (f"{min(stable_starts):.0f}-{max(stable_starts):.0f} s (median "
+                 f"{statistics.median(stable_starts):.0f} s)" if stable_starts else "-")
+              + f"; {fixed_pairs} on the warm part (Stable for less than {MIN_STABLE_S:g} s)")
     if args.per_size:
         print_per_size(cells)
         return

@@ -56,6 +56,41 @@ def test_cells_with_both_baselines_get_the_grid_verdicts(tmp_path):
                         f"up to {worse:.2f}x")
 
 
+def _timed_pair(cpu, states, static_ops, sym_ops):
+    """A pair run with 2 s intervals, warm from the third one on."""
+    def timeline(ops, states):
+        return [{"type": "interval", "t": 2.0 * (i + 1), "ops": n, "warm": i >= 2,
+                 "state": state} for i, (n, state) in enumerate(zip(ops, states))]
+    def config(ops, states):
+        warm = ops[2:]
+        return {"summary": {"throughput_ops": sum(warm) / (2.0 * len(warm))},
+                "timeline": timeline(ops, states)}
+    return {"static_cpus": [cpu], "static": config(static_ops, ["static"] * len(states)),
+            "symbiosis": config(sym_ops, states)}
+
+
+def test_the_stable_window_starts_where_symbiosis_last_left_stable(tmp_path):
+    unsettled = ["adapting", "trial", "trial", "trial"]
+    # CPU 0: Stable from the fifth interval on, 12 s of it: measured there.
+    # CPU 1: Stable for the last 8 s only: measured on the warm part.
+    late = _timed_pair(0, unsettled + ["stable"] * 6, [100] * 10, [50] * 4 + [99] * 6)
+    short = _timed_pair(1, unsettled + ["trial"] * 2 + ["stable"] * 4, [100] * 10,
+                        [50] * 6 + [99] * 4)
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"cells": [{"workload": "uniform", "ratio": 0.8, "pairs": [
+        {"static": "static-0", "runs": [late, short]}]}]}))
+    proc = _run("--stable-window", path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == ("stable window: 1 pairs from t = 8-8 s (median 8 s); 1 on the warm "
+                        "part (Stable for less than 10 s)")
+    short_warm = (4 * 50 + 4 * 99) / (8 * 100)
+    assert lines[2].split()[2] == f"{(0.99 * short_warm) ** 0.5:.3f}"
+    # Without the flag, both pairs on the warm part.
+    late_warm = (2 * 50 + 6 * 99) / (8 * 100)
+    assert _run(path).stdout.splitlines()[1].split()[2] == f"{(late_warm * short_warm) ** 0.5:.3f}"
+
+
 def test_bad_input_is_one_line(tmp_path):
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
