@@ -1,4 +1,3 @@
-#include <malloc.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/env.h>
 #include <rocksdb/listener.h>
@@ -7,6 +6,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "budget/heap_release.h"
 #include "budget/page_cache_room.h"
 #include "engines/rocksdb/adapter.h"
 #include "engines/rocksdb/entry_metadata.h"
@@ -54,7 +54,7 @@ class DeletionListener final : public ::rocksdb::EventListener {
 
 // The Controller's decisions go to the two caches. A shrink of the block
 // cache in the kernel budget gives the freed heap back, or the page cache
-// never gets it (glibc keeps freed memory mapped; see the LevelDB plugin).
+// never gets it (budget/heap_release.h).
 class CacheResizer final : public Resizer {
  public:
   CacheResizer(::rocksdb::Cache* primary, ::rocksdb::SecondaryCache* secondary, bool trim)
@@ -62,7 +62,7 @@ class CacheResizer final : public Resizer {
   void SetAppCacheCapacity(uint64_t bytes) override {
     const bool shrink = bytes < primary_->GetCapacity();
     primary_->SetCapacity(bytes);
-    if (shrink && trim_) malloc_trim(0);
+    if (shrink && trim_) ReleaseFreeHeap();
   }
   void SetSecondTierCapacity(uint64_t bytes) override {
     if (secondary_ != nullptr) secondary_->SetCapacity(bytes);
@@ -266,7 +266,7 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     const ::rocksdb::Cache* cache = primary_.get();
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory_, [cache] { return uint64_t{cache->GetUsage()}; },
-        [] { malloc_trim(0); }, controller_.get(), std::chrono::seconds(1));
+        [] { ReleaseFreeHeap(); }, controller_.get(), std::chrono::seconds(1));
   }
   return ::rocksdb::Status::OK();
 }

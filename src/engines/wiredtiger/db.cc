@@ -1,4 +1,3 @@
-#include <malloc.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "budget/heap_release.h"
 #include "budget/page_cache_room.h"
 #include "engines/wiredtiger/adapter.h"
 #include "engines/wiredtiger/file_system.h"
@@ -97,8 +97,8 @@ uint64_t UriFileId(std::string_view uri) {
 }
 
 // Sets cache_size; after a shrink, gives the freed heap back to the
-// system, or the page cache never gets it (see the LevelDB plugin's
-// TrimHeap: glibc keeps freed memory mapped).
+// system, or the page cache never gets it (budget/heap_release.h: glibc
+// keeps freed memory mapped, jemalloc as dirty pages).
 class CacheResizer final : public Resizer {
  public:
   CacheResizer(WT_CONNECTION* connection, uint64_t capacity)
@@ -115,7 +115,7 @@ class CacheResizer final : public Resizer {
     }
     const bool shrink = bytes < capacity_;
     capacity_ = bytes;
-    if (shrink) malloc_trim(0);
+    if (shrink) ReleaseFreeHeap();
   }
   void SetSecondTierCapacity(uint64_t) override {}  // the kernel's
   uint64_t capacity() const {
@@ -239,7 +239,7 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory,
         [this] { return EngineStats({WT_STAT_CONN_CACHE_BYTES_INUSE})[0]; },
-        [] { malloc_trim(0); }, controller_.get(), std::chrono::seconds(1));
+        [] { ReleaseFreeHeap(); }, controller_.get(), std::chrono::seconds(1));
   }
   return Status{};
 }
