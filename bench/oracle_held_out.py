@@ -33,9 +33,9 @@ often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
 import argparse
 import json
 import math
+import statistics
 import sys
 from collections import Counter
-import statistics
 from typing import Dict, List, Optional, Tuple
 
 try:

@@ -23,17 +23,15 @@ namespace {
 
 std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-// Returns free heap pages to the system (every arena's), or the kernel
-// budget's page cache never gets the memory: glibc keeps freed heap memory
-// mapped, jemalloc as dirty pages (budget/heap_release.h). In the first
-// demo runs a block cache shrunk from 224 MiB to 8 MiB left the process at
-// 230 MiB resident and the page cache at half its hit ratio. The churn
-// after a shrink allocates into (and touches again) the holes between the
-// blocks still cached, so it also runs before each PageCacheRoomMonitor
-// measurement, every second (about 1 ms each, 15 ms the first time).
-void ReleaseHeap() { ReleaseFreeHeap(); }
-
-// Sets the block cache's capacity; after a shrink, gives the heap back.
+// Sets the block cache's capacity; after a shrink, gives the heap back
+// (ReleaseFreeHeap: every arena's free pages), or the kernel budget's page
+// cache never gets the memory: glibc keeps freed heap memory mapped,
+// jemalloc as dirty pages. In the first demo runs a block cache shrunk from
+// 224 MiB to 8 MiB left the process at 230 MiB resident and the page cache
+// at half its hit ratio. The churn after a shrink allocates into (and
+// touches again) the holes between the blocks still cached, so the release
+// also runs before each PageCacheRoomMonitor measurement, every second
+// (about 1 ms each, 15 ms the first time).
 //
 // Trimming alone leaves a large shrink's cost behind: the blocks still
 // cached sit scattered over the heap the larger cache used, each pinning
@@ -63,7 +61,7 @@ class BlockCacheSizer {
       cache_->Prune();
       peak_ = bytes;
     }
-    ReleaseHeap();
+    ReleaseFreeHeap();
   }
 
  private:
@@ -178,7 +176,7 @@ uint64_t TableBytes(const std::string& path) {
     if (!emulated && options_.memory_bytes == 0 && options_.track_page_cache_room) {
       const ResizableCache* cache = cache_.get();
       room_ = std::make_unique<PageCacheRoomMonitor>(
-          DetectMemoryCgroup(), memory, [cache] { return cache->TotalCharge(); }, ReleaseHeap,
+          DetectMemoryCgroup(), memory, [cache] { return cache->TotalCharge(); }, ReleaseFreeHeap,
           controller_.get(), std::chrono::seconds(1));
     }
   }

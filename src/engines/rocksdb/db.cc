@@ -266,7 +266,7 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     const ::rocksdb::Cache* cache = primary_.get();
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory_, [cache] { return uint64_t{cache->GetUsage()}; },
-        [] { ReleaseFreeHeap(); }, controller_.get(), std::chrono::seconds(1));
+        ReleaseFreeHeap, controller_.get(), std::chrono::seconds(1));
   }
   return ::rocksdb::Status::OK();
 }

@@ -239,7 +239,7 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory,
         [this] { return EngineStats({WT_STAT_CONN_CACHE_BYTES_INUSE})[0]; },
-        [] { ReleaseFreeHeap(); }, controller_.get(), std::chrono::seconds(1));
+        ReleaseFreeHeap, controller_.get(), std::chrono::seconds(1));
   }
   return Status{};
 }
