@@ -17,13 +17,11 @@ the M_a at which its runs ended, and a last line that counts the cells at
 >= 0.95x and gives the gain over the worse baseline as a geometric mean
 (one cell of 4x does not dominate it as it does an arithmetic one).
 
-With --stable-window, each pair is measured on the intervals after its
-Symbiosis run last left Stable (both runs of the pair over the same
-intervals), when at least 10 s of them lie within the warm part; otherwise
-on the warm part as without the flag. The grid asks for steady-state
-throughput; with trials of at least 5 s, a round can outlast a 40 s warmup
-(bench/leveldb.md section 17), and the fixed window then charges the
-round's last trials to the steady state.
+With --stable-window, each pair is measured after Stable: on the intervals
+after its Symbiosis run last left Stable (both runs of the pair over the
+same span of time), when at least 10 s of them lie within the warm part;
+otherwise on the warm part as without the flag (symbiosis.bench.
+stable_pair_ratio, whose ratio `symbiosis bench --side-by-side` prints too).
 
 With --per-size, a Markdown table instead: per cell and static run's CPU,
 each static size's ratio (the geometric mean of its pairs there), and how
@@ -36,37 +34,13 @@ import math
 import statistics
 import sys
 from collections import Counter
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 try:
-    from symbiosis.bench import held_out_oracle, pair_ratios
+    from symbiosis.bench import MIN_STABLE_S, held_out_oracle, pair_ratios, stable_pair_ratio
 except ImportError:
     sys.exit("oracle_held_out.py: the symbiosis package is not importable; run it with the "
              "project's .venv/bin/python (scripts/setup.sh makes it)")
-
-
-# At least this much of a run after Stable for the stable window: five of
-# the grid's 2 s intervals, so that a pair's ratio is not one interval's.
-MIN_STABLE_S = 10.0
-
-
-def stable_window(symbiosis: List[dict]) -> Optional[Tuple[int, float]]:
-    """(first interval, its start time) of the warm intervals after the
-    run's last interval not Stable, or None if they span < MIN_STABLE_S."""
-    first = max((i + 1 for i, e in enumerate(symbiosis) if e.get("state") != "stable"),
-                default=0)
-    first = max(first, next((i for i, e in enumerate(symbiosis) if e.get("warm")), len(symbiosis)))
-    if first >= len(symbiosis):
-        return None
-    start = symbiosis[first - 1]["t"] if first > 0 else 0.0
-    return (first, start) if symbiosis[-1]["t"] - start >= MIN_STABLE_S else None
-
-
-def window_throughput(timeline: List[dict], first: int) -> float:
-    """ops/s over the intervals from index `first` to the end."""
-    start = timeline[first - 1]["t"] if first > 0 else 0.0
-    ops = sum(e["ops"] for e in timeline[first:])
-    return ops / (timeline[-1]["t"] - start)
 
 
 def main() -> None:
@@ -92,25 +66,19 @@ def main() -> None:
                                          "pairs": []})
                 for group in c.get("pairs", []):
                     for run in group["runs"]:
-                        static, sym = run["static"]["summary"], run["symbiosis"]["summary"]
-                        if args.stable_window:
-                            intervals = [[e for e in run[side]["timeline"]
-                                          if e.get("type") == "interval"]
-                                         for side in ("static", "symbiosis")]
-                            window = stable_window(intervals[1])
-                            if window is None or len(intervals[0]) != len(intervals[1]):
-                                fixed_pairs += 1
-                            else:
-                                stable_starts.append(window[1])
-                                static = dict(static, throughput_ops=window_throughput(
-                                    intervals[0], window[0]))
-                                sym = dict(sym, throughput_ops=window_throughput(
-                                    intervals[1], window[0]))
-                        cell["pairs"].append({
-                            "static": group["static"], "repeat": run["static_cpus"][0],
-                            "static_ma_bytes": static.get("final_ma_bytes"),
-                            "static_run": {"summary": static},
-                            "symbiosis": {"summary": sym}})
+                        pair = {"static": group["static"], "repeat": run["static_cpus"][0],
+                                "static_ma_bytes": run["static"]["summary"].get("final_ma_bytes"),
+                                "static_run": run["static"], "symbiosis": run["symbiosis"]}
+                        stable = stable_pair_ratio(pair) if args.stable_window else None
+                        if stable:
+                            # The pair's ratio after Stable, in the static run's units.
+                            static = run["static"]["summary"]["throughput_ops"]
+                            pair["symbiosis"] = {"summary": dict(
+                                run["symbiosis"]["summary"], throughput_ops=stable[0] * static)}
+                            stable_starts.append(stable[1])
+                        elif args.stable_window:
+                            fixed_pairs += 1
+                        cell["pairs"].append(pair)
         except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
             sys.exit(f"oracle_held_out.py: {path} is not a `symbiosis bench --side-by-side "
                      f"--json` file ({type(e).__name__}: {e}); give the files such runs wrote")
@@ -134,8 +102,8 @@ def main() -> None:
         oracle = min(ratios, key=lambda n: ratios[n])
         held = held_out_oracle(cell)
         held_text = f"{held:8.3f}" if held is not None else f"{'-':>8s}"
-        ends = "/".join(_mib(ma) for ma in sorted(
-            {p["symbiosis"]["summary"].get("final_ma_bytes") or 0 for p in cell["pairs"]}))
+        finals = {p["symbiosis"]["summary"].get("final_ma_bytes") for p in cell["pairs"]}
+        ends = "/".join([_mib(ma) for ma in sorted(finals - {None})] + ["?"] * (None in finals))
         line = f"{workload:10s} {ratio:5.2f} {ratios[oracle]:8.3f} {oracle:>15s} {held_text}"
         if "static-default" in ratios and "static-max" in ratios:
             better = min(ratios["static-default"], ratios["static-max"])

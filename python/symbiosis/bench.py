@@ -304,6 +304,56 @@ def format_budget_pairs(cell: dict) -> str:
     return "\n".join(lines)
 
 
+# The grid asks for steady-state throughput, and a fixed warm-up cannot know
+# when a run gets there: with trials of at least 5 s a round can outlast a
+# 40 s warm-up (bench/leveldb.md section 17), and the measured part then
+# charges the round's last trials to the steady state. So each pair is also
+# measured after Stable: over the intervals after its Symbiosis run last
+# left Stable, both runs over the same span of time, where at least
+# MIN_STABLE_S of warm intervals remain (five of the grid's 2 s intervals,
+# so that a ratio is not one interval's).
+MIN_STABLE_S = 10.0
+
+
+def _intervals(run: dict) -> List[dict]:
+    return [e for e in run.get("timeline", []) if e.get("type", "interval") == "interval"]
+
+
+def stable_start(timeline: List[dict]) -> Optional[float]:
+    """The time (s) from which a Symbiosis run's warm intervals are all
+    Stable, or None if fewer than MIN_STABLE_S of them are."""
+    first = max((i + 1 for i, e in enumerate(timeline) if e.get("state") != "stable"), default=0)
+    first = max(first, next((i for i, e in enumerate(timeline) if e.get("warm")), len(timeline)))
+    if first >= len(timeline):
+        return None
+    start = timeline[first - 1]["t"] if first > 0 else 0.0
+    return start if timeline[-1]["t"] - start >= MIN_STABLE_S else None
+
+
+def throughput_since(timeline: List[dict], start: float) -> Optional[float]:
+    """ops/s over the intervals that begin at `start` (to within half an
+    interval: the runs of a pair tick apart) or later; None if none does."""
+    begins = [0.0] + [e["t"] for e in timeline[:-1]]
+    half = min((e["t"] - b for e, b in zip(timeline, begins)), default=0.0) / 2
+    chosen = [(b, e) for b, e in zip(begins, timeline) if b >= start - half]
+    if not chosen or timeline[-1]["t"] <= chosen[0][0]:
+        return None
+    return sum(e["ops"] for _, e in chosen) / (timeline[-1]["t"] - chosen[0][0])
+
+
+def stable_pair_ratio(pair: dict) -> Optional[Tuple[float, float]]:
+    """(Symbiosis's throughput over the static run's after Stable, the time
+    the window starts), or None where the pair has no such window."""
+    start = stable_start(_intervals(pair["symbiosis"]))
+    if start is None:
+        return None
+    sym = throughput_since(_intervals(pair["symbiosis"]), start)
+    static = throughput_since(_intervals(pair["static_run"]), start)
+    if not sym or not static:
+        return None
+    return sym / static, start
+
+
 def _median_run(runs: List[dict]) -> dict:
     ordered = sorted(runs, key=lambda r: r["summary"]["throughput_ops"])
     return ordered[(len(ordered) - 1) // 2]
@@ -315,12 +365,15 @@ def pair_ratio(pair: dict) -> float:
     return pair["symbiosis"]["summary"]["throughput_ops"] / static if static else 0.0
 
 
-def pair_ratios(cell: dict) -> Dict[str, float]:
+def pair_ratios(cell: dict, after_stable: bool = False) -> Dict[str, float]:
     """Per static configuration, the geometric mean of its pairs' ratios
-    (0 if a static run did no work)."""
+    (0 if a static run did no work); `after_stable`: each pair's after
+    Stable where it has one."""
     by_static: Dict[str, List[float]] = {}
     for pair in cell["pairs"]:
-        by_static.setdefault(pair["static"], []).append(pair_ratio(pair))
+        stable = stable_pair_ratio(pair) if after_stable else None
+        by_static.setdefault(pair["static"], []).append(
+            stable[0] if stable else pair_ratio(pair))
     return {name: _geometric_mean(rs) for name, rs in by_static.items()}
 
 
@@ -334,20 +387,23 @@ def _geometric_mean(ratios: List[float]) -> float:
 def format_pairs(cell: dict) -> str:
     """One row per pair, then each static configuration's geometric mean
     when it was paired more than once."""
-    rows = [("pair", "static CPUs", "static ops/s", "symbiosis ops/s", "ratio", "Symbiosis M_a",
-             "H_a", "H_k")]
+    rows = [("pair", "static CPUs", "static ops/s", "symbiosis ops/s", "ratio",
+             "after Stable (from)", "Symbiosis M_a", "H_a", "H_k")]
     for pair in cell["pairs"]:
         s, y = pair["static_run"]["summary"], pair["symbiosis"]["summary"]
         cpus = ",".join(map(str, pair["static_cpus"])) if pair.get("static_cpus") else "-"
+        stable = stable_pair_ratio(pair)
         rows.append((pair["static"], cpus, f"{s['throughput_ops']:.0f}",
                      f"{y['throughput_ops']:.0f}", f"{pair_ratio(pair):.2f}x",
+                     f"{stable[0]:.2f}x ({stable[1]:.0f} s)" if stable else "-",
                      f"{y['final_ma_bytes'] / MIB:.0f} MiB", f"{y['hit_app']:.3f}",
                      f"{y['hit_kernel']:.3f}"))
     lines = _aligned(rows)
     ratios = pair_ratios(cell)
     if len(cell["pairs"]) > len(ratios):
-        lines.append("geometric mean per configuration: " + ", ".join(
-            f"{name} {r:.3f}x" for name, r in ratios.items()))
+        stable = pair_ratios(cell, after_stable=True)
+        lines.append("geometric mean per configuration (after Stable): " + ", ".join(
+            f"{name} {r:.3f}x ({stable[name]:.3f}x)" for name, r in ratios.items()))
     return "\n".join(lines)
 
 
@@ -435,12 +491,15 @@ def _pair_verdict(cell: dict) -> Optional[dict]:
     if "static-default" not in ratios or "static-max" not in ratios:
         return None
     oracle = min(ratios, key=lambda n: ratios[n])
+    stable = pair_ratios(cell, after_stable=True)
     sym = cell["results"]["symbiosis"]["summary"]
     return {"workload": cell["workload"], "ratio": cell["ratio"],
             "symbiosis_ops": sym["throughput_ops"], "symbiosis_ma_bytes": sym["final_ma_bytes"],
             "vs_better_baseline": min(ratios["static-default"], ratios["static-max"]),
             "vs_worse_baseline": max(ratios["static-default"], ratios["static-max"]),
             "oracle": oracle, "vs_oracle": ratios[oracle],
+            "vs_oracle_after_stable": min(stable.values()),
+            "pairs_after_stable": sum(stable_pair_ratio(p) is not None for p in cell["pairs"]),
             "vs_oracle_held_out": held_out_oracle(cell), "side_by_side": True,
             "symbiosis_ma_by_pair": {p["static"]: p["symbiosis"]["summary"]["final_ma_bytes"]
                                      for p in cell["pairs"]}}  # the last pair of each
@@ -450,14 +509,21 @@ def format_verdicts(verdicts: List[dict]) -> str:
     """The grid's verdict table and its summary lines."""
     held_out = [v["vs_oracle_held_out"] for v in verdicts
                 if v.get("vs_oracle_held_out") is not None]
+    # After Stable only where some pair has such a window; a pair without one
+    # counts at its warm-part ratio.
+    stable = ([v["vs_oracle_after_stable"] for v in verdicts if "vs_oracle_after_stable" in v]
+              if any(v.get("pairs_after_stable") for v in verdicts) else [])
     rows = [("workload", "M/D_u", "Symbiosis M_a", "ops/s", "/better base", "/oracle", "oracle")
-            + (("/oracle held out",) if held_out else ()) + ("/worse base",)]
+            + (("/oracle held out",) if held_out else ())
+            + (("/oracle after Stable",) if stable else ()) + ("/worse base",)]
     for v in verdicts:
         h = v.get("vs_oracle_held_out")
         rows.append((v["workload"], f"{v['ratio']:.2f}", f"{v['symbiosis_ma_bytes'] / MIB:.0f} MiB",
                      f"{v['symbiosis_ops']:.0f}", f"{v['vs_better_baseline']:.2f}x",
                      f"{v['vs_oracle']:.2f}x", v["oracle"])
                     + ((f"{h:.2f}x" if h is not None else "-",) if held_out else ())
+                    + ((f"{v['vs_oracle_after_stable']:.2f}x"
+                        if "vs_oracle_after_stable" in v else "-",) if stable else ())
                     + (f"{v['vs_worse_baseline']:.2f}x",))
     lines = _aligned(rows)
     n = len(verdicts)
@@ -466,8 +532,11 @@ def format_verdicts(verdicts: List[dict]) -> str:
         oracle_ok = sum(v["vs_oracle"] >= 0.95 for v in verdicts)
         gain = sum(v["vs_worse_baseline"] for v in verdicts) / n
         top = max(v["vs_worse_baseline"] for v in verdicts)
-        held = (f" (the oracle held out: {sum(h >= 0.95 for h in held_out)}/{len(held_out)})"
-                if held_out else "")
+        notes = ([f"the oracle held out: {sum(h >= 0.95 for h in held_out)}/{len(held_out)}"]
+                 if held_out else [])
+        if stable:
+            notes.append(f"after Stable: {sum(r >= 0.95 for r in stable)}/{len(stable)}")
+        held = f" ({'; '.join(notes)})" if notes else ""
         lines.append(f">= 0.95x the better baseline in {base_ok}/{n} cells; >= 0.95x the best "
                      f"static run in {oracle_ok}/{n}{held}; mean gain over the worse baseline "
                      f"{gain:.2f}x (up to {top:.2f}x)")
@@ -628,6 +697,14 @@ def check_warmup(flags: Dict[str, str]) -> None:
                          f"{duration:g}s after the warm-up")
 
 
+def _stable_fields(pair: dict) -> dict:
+    """A pair's ratio after Stable and where that window starts, for the
+    JSON (null where the pair has none)."""
+    stable = stable_pair_ratio(pair)
+    return {"ratio_after_stable": stable[0] if stable else None,
+            "stable_from_s": stable[1] if stable else None}
+
+
 def _size_text(n: int) -> str:
     """A size for a phase spec that people can read: 256MiB, not 268435456B."""
     for unit, size in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
@@ -656,7 +733,7 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
             out["pairs"] = [
                 {"static": name, "ratio": ratio,
                  "runs": [{"repeat": p["repeat"], "static_cpus": p["static_cpus"],
-                           "ratio": pair_ratio(p),
+                           "ratio": pair_ratio(p), **_stable_fields(p),
                            "static": configs_of({"results": {name: p["static_run"]}})[0],
                            "symbiosis": configs_of({"results": {"symbiosis": p["symbiosis"]}})[0]}
                           for p in c["pairs"] if p["static"] == name]}

@@ -215,7 +215,7 @@ def test_the_held_out_oracle_is_chosen_on_other_pairs_than_it_is_measured_on():
     assert v["vs_oracle_held_out"] == pytest.approx((0.95 * 1.0) ** 0.5)
     text = format_verdicts([v])
     assert "/oracle held out" in text and "0.97x" in text
-    assert "(the oracle held out: 1/1)" in text
+    assert "(the oracle held out: 1/1)" in text  # no timelines: no after-Stable count
     # Two pairs of a size in one repeat (passes merged): their geometric
     # mean stands for it there, as in the per-size ratio.
     merged = dict(cell, pairs=cell["pairs"] + [
@@ -228,6 +228,45 @@ def test_the_held_out_oracle_is_chosen_on_other_pairs_than_it_is_measured_on():
                                                         "static-max": [(100, 120)]})])[0]
     assert single["vs_oracle_held_out"] is None
     assert "held out" not in format_verdicts([single])
+
+
+def _timeline(ops, states, step=2.0, offset=0.0):
+    """2 s intervals, warm from the third one on."""
+    return [{"type": "interval", "t": offset + step * (i + 1), "ops": n, "warm": i >= 2,
+             "state": state} for i, (n, state) in enumerate(zip(ops, states))]
+
+
+def test_pairs_are_also_measured_after_stable():
+    from symbiosis.bench import format_pairs, format_verdicts, grid_verdicts, stable_pair_ratio
+    unsettled = ["adapting", "trial", "trial", "trial"]
+    cell = _pair_cell("hotspot20", 0.4, {"static-default": [(100, 150), (100, 150)],
+                                          "static-max": [(100, 120), (100, 120)],
+                                          "static-0": [(100, 90), (100, 90)]})
+    for k, pair in enumerate(cell["pairs"]):
+        if pair["static"] != "static-0":
+            continue
+        # Stable from 8 s on: 12 s of it in the first pair, 8 s in the second
+        # (too little: it keeps its warm-part ratio, 0.9). The static run
+        # ticks 0.3 s later and has one interval more: time aligns them.
+        stable = 6 if k % 2 == 0 else 4
+        states = unsettled + ["trial"] * (6 - stable) + ["stable"] * stable
+        pair["symbiosis"]["timeline"] = _timeline([50] * (10 - stable) + [105] * stable, states)
+        pair["static_run"]["timeline"] = _timeline([100] * 11, ["static"] * 11, offset=0.3)
+    first, second = [p for p in cell["pairs"] if p["static"] == "static-0"]
+    # The static run's intervals from 8.3 s to 22.3 s: 7 of 100 ops in 14 s.
+    assert stable_pair_ratio(first) == pytest.approx((105 * 6 / 12 / (700 / 14), 8.0))
+    assert stable_pair_ratio(second) is None
+    after = (1.05 * 0.9) ** 0.5
+    text = format_pairs(cell)
+    assert f"{stable_pair_ratio(first)[0]:.2f}x (8 s)" in text
+    assert f"static-0 0.900x ({after:.3f}x)" in text
+    v = grid_verdicts([cell])[0]
+    assert v["vs_oracle"] == pytest.approx(0.9)
+    assert v["vs_oracle_after_stable"] == pytest.approx(after)
+    assert v["pairs_after_stable"] == 1
+    table = format_verdicts([v])
+    assert "/oracle after Stable" in table
+    assert "(the oracle held out: 0/1; after Stable: 1/1)" in table
 
 
 @pytest.fixture(scope="module")
