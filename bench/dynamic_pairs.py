@@ -14,7 +14,8 @@ file and phase:
 - Symbiosis's M_a/M at the phase's end, per run;
 - convergence, per run: from the phase's start to the end of its last
   interval that was not Stable at the M_a the phase ended with (0 s: it
-  kept the previous phase's M_a, Stable throughout).
+  kept the previous phase's M_a, Stable throughout; ">N s": not Stable
+  when the phase ended, or the run was cut, N s in).
 Then, per file, the whole run's p95 and p99 of the Symbiosis runs beside
 static-default against it (the paper's Table 2), as medians over the pairs.
 """
@@ -22,7 +23,7 @@ import json
 import math
 import statistics
 import sys
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 
 def intervals(run: dict) -> List[dict]:
@@ -53,16 +54,19 @@ def second_half_median(run: dict, phase: int) -> Optional[float]:
     return statistics.median(late)
 
 
-def convergence(run: dict, phase: int) -> Optional[float]:
+def convergence(run: dict, phase: int) -> str:
     """Seconds from the phase's start to the end of its last interval not
-    Stable at the phase's final M_a."""
+    Stable at the phase's final M_a; ">N" if the phase ended (or the run
+    was cut) N s in, before Symbiosis was Stable."""
     tl = phase_intervals(run, phase)
     start = phase_start(run, phase)
     if not tl or start is None:
-        return None
+        return "-"
+    if tl[-1].get("state") != "stable":
+        return f">{tl[-1]['t'] - start:.0f}"
     final = tl[-1]["ma_bytes"]
     unsettled = [e["t"] for e in tl if e.get("state") != "stable" or e["ma_bytes"] != final]
-    return max(unsettled) - start if unsettled else 0.0
+    return f"{max(unsettled) - start if unsettled else 0.0:.0f}"
 
 
 def geometric_mean(values: List[float]) -> float:
@@ -97,7 +101,7 @@ def report(path: str) -> List[str]:
                              else f"{static} (phase not reached)")
             runs = [run["symbiosis"] for _, run in pairs if phase_intervals(run["symbiosis"], phase)]
             ends = ",".join(f"{phase_intervals(r, phase)[-1]['ma_bytes'] / memory:.2f}" for r in runs)
-            times = ",".join(f"{convergence(r, phase):.0f}" for r in runs)
+            times = ",".join(convergence(r, phase) for r in runs)
             lines.append(f"{name:14s} phase {phase}: " + "; ".join(parts)
                          + f"  M_a/M {ends}  converged after {times} s")
         beside = [run for s, run in pairs if s == "static-default"]

@@ -54,6 +54,10 @@ def test_phases_are_compared_within_each_pair(tmp_path):
                         "M_a/M 0.25,0.25  converged after 2,2 s")
     assert lines[2] == ("hot20-up       whole run beside static-default: p95 11 vs 10 us (+10%), "
                         "p99 40 vs 20 us (+100%)")
+    # A run cut while still trying has not converged.
+    data["cells"][0]["pairs"][1]["runs"][0]["symbiosis"]["timeline"][-1]["state"] = "trying"
+    path.write_text(json.dumps(data))
+    assert _run(path).stdout.splitlines()[1].endswith("converged after 2,>4 s")
 
 
 def test_bad_input_is_one_line(tmp_path):
