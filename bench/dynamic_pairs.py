@@ -20,23 +20,24 @@ Then, per file, the whole run's p95 and p99 of the Symbiosis runs beside
 static-default against it (the paper's Table 2), as medians over the pairs.
 """
 import json
-import math
 import statistics
 import sys
 from typing import List, Optional
 
-
-def intervals(run: dict) -> List[dict]:
-    return [e for e in run["timeline"] if e.get("type", "interval") == "interval"]
+try:
+    from symbiosis.bench import geometric_mean, timeline_intervals
+except ImportError:
+    sys.exit("dynamic_pairs.py: the symbiosis package is not importable; run it with the "
+             "project's .venv/bin/python (scripts/setup.sh makes it)")
 
 
 def phase_intervals(run: dict, phase: int) -> List[dict]:
-    return [e for e in intervals(run) if e.get("phase", 0) == phase]
+    return [e for e in timeline_intervals(run) if e.get("phase", 0) == phase]
 
 
 def phase_start(run: dict, phase: int) -> Optional[float]:
     """When the phase began: the end of the interval before its first."""
-    tl = intervals(run)
+    tl = timeline_intervals(run)
     for i, e in enumerate(tl):
         if e.get("phase", 0) == phase:
             return tl[i - 1]["t"] if i else 0.0
@@ -69,10 +70,6 @@ def convergence(run: dict, phase: int) -> str:
     return f"{max(unsettled) - start if unsettled else 0.0:.0f}"
 
 
-def geometric_mean(values: List[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 def report(path: str) -> List[str]:
     with open(path) as f:
         data = json.load(f)
@@ -84,7 +81,9 @@ def report(path: str) -> List[str]:
         if not pairs:
             raise ValueError("no side-by-side pairs")
         phases = sorted({e.get("phase", 0) for _, run in pairs
-                         for e in intervals(run["symbiosis"])})
+                         for e in timeline_intervals(run["symbiosis"])})
+        if not phases:
+            raise ValueError("no intervals in the Symbiosis runs' timelines")
         name = path.rsplit("/", 1)[-1].removesuffix(".json")
         for phase in phases:
             parts = []

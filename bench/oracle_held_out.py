@@ -30,14 +30,14 @@ often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
 """
 import argparse
 import json
-import math
 import statistics
 import sys
 from collections import Counter
 from typing import Dict, List, Tuple
 
 try:
-    from symbiosis.bench import MIN_STABLE_S, held_out_oracle, pair_ratios, stable_pair_ratio
+    from symbiosis.bench import (MIN_STABLE_S, geometric_mean, held_out_oracle, pair_ratios,
+                                 stable_pair_ratio)
 except ImportError:
     sys.exit("oracle_held_out.py: the symbiosis package is not importable; run it with the "
              "project's .venv/bin/python (scripts/setup.sh makes it)")
@@ -116,8 +116,7 @@ def main() -> None:
     if verdicts:
         n = len(verdicts)
         held_all = [v[2] for v in verdicts if v[2] is not None]
-        gain = math.exp(sum(math.log(v[3]) for v in verdicts) / n) if min(
-            v[3] for v in verdicts) > 0 else 0.0
+        gain = geometric_mean([v[3] for v in verdicts])
         print(f">= 0.95x the better baseline in {sum(v[0] >= 0.95 for v in verdicts)}/{n}; "
               f">= 0.95x the oracle in {sum(v[1] >= 0.95 for v in verdicts)}/{n} (held out "
               f"{sum(h >= 0.95 for h in held_all)}/{len(held_all)}); gain over the worse "

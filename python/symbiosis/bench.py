@@ -282,7 +282,7 @@ def budget_ratios(cell: dict) -> Dict[str, float]:
     by_config: Dict[str, List[float]] = {}
     for pair in cell["budget_pairs"]:
         by_config.setdefault(pair["config"], []).append(budget_pair_ratio(pair, cell["budgets"]))
-    return {name: _geometric_mean(rs) for name, rs in by_config.items()}
+    return {name: geometric_mean(rs) for name, rs in by_config.items()}
 
 
 def format_budget_pairs(cell: dict) -> str:
@@ -315,7 +315,8 @@ def format_budget_pairs(cell: dict) -> str:
 MIN_STABLE_S = 10.0
 
 
-def _intervals(run: dict) -> List[dict]:
+def timeline_intervals(run: dict) -> List[dict]:
+    """A run's per-interval records (its timeline may hold others)."""
     return [e for e in run.get("timeline", []) if e.get("type", "interval") == "interval"]
 
 
@@ -344,11 +345,12 @@ def throughput_since(timeline: List[dict], start: float) -> Optional[float]:
 def stable_pair_ratio(pair: dict) -> Optional[Tuple[float, float]]:
     """(Symbiosis's throughput over the static run's after Stable, the time
     the window starts), or None where the pair has no such window."""
-    start = stable_start(_intervals(pair["symbiosis"]))
+    timeline = timeline_intervals(pair["symbiosis"])
+    start = stable_start(timeline)
     if start is None:
         return None
-    sym = throughput_since(_intervals(pair["symbiosis"]), start)
-    static = throughput_since(_intervals(pair["static_run"]), start)
+    sym = throughput_since(timeline, start)
+    static = throughput_since(timeline_intervals(pair["static_run"]), start)
     if not sym or not static:
         return None
     return sym / static, start
@@ -374,11 +376,12 @@ def pair_ratios(cell: dict, after_stable: bool = False) -> Dict[str, float]:
         stable = stable_pair_ratio(pair) if after_stable else None
         by_static.setdefault(pair["static"], []).append(
             stable[0] if stable else pair_ratio(pair))
-    return {name: _geometric_mean(rs) for name, rs in by_static.items()}
+    return {name: geometric_mean(rs) for name, rs in by_static.items()}
 
 
-def _geometric_mean(ratios: List[float]) -> float:
-    """0 if any ratio is 0 (a run that did no work)."""
+def geometric_mean(ratios: List[float]) -> float:
+    """Of ratios (one cell of 4x does not dominate it as it does an
+    arithmetic mean); 0 if any ratio is 0 (a run that did no work)."""
     if min(ratios) <= 0:
         return 0.0
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
@@ -473,7 +476,7 @@ def held_out_oracle(cell: dict) -> Optional[float]:
     for pair in cell["pairs"]:
         pairs_by_repeat.setdefault(pair["repeat"], {}).setdefault(pair["static"], []).append(
             pair_ratio(pair))
-    by_repeat = {k: {name: _geometric_mean(rs) for name, rs in r.items()}
+    by_repeat = {k: {name: geometric_mean(rs) for name, rs in r.items()}
                  for k, r in pairs_by_repeat.items()}
     statics = {pair["static"] for pair in cell["pairs"]}
     if len(by_repeat) < 2 or len(statics) < 2 or any(set(r) != statics for r in by_repeat.values()):
@@ -481,9 +484,9 @@ def held_out_oracle(cell: dict) -> Optional[float]:
     measured = []
     for k, here in by_repeat.items():
         others = [r for j, r in by_repeat.items() if j != k]
-        chosen = min(sorted(statics), key=lambda n: _geometric_mean([r[n] for r in others]))
+        chosen = min(sorted(statics), key=lambda n: geometric_mean([r[n] for r in others]))
         measured.append(here[chosen])
-    return _geometric_mean(measured)
+    return geometric_mean(measured)
 
 
 def _pair_verdict(cell: dict) -> Optional[dict]:

@@ -63,8 +63,21 @@ def test_phases_are_compared_within_each_pair(tmp_path):
 def test_bad_input_is_one_line(tmp_path):
     no_pairs = tmp_path / "no_pairs.json"
     no_pairs.write_text(json.dumps({"memory_bytes": 1, "cells": [{"workload": "x"}]}))
-    for path in (tmp_path / "missing.json", no_pairs):
+    no_timeline = tmp_path / "no_timeline.json"
+    run = {"summary": {"p95_us": 1, "p99_us": 1}}
+    no_timeline.write_text(json.dumps({"memory_bytes": 1, "cells": [{"pairs": [
+        {"static": "static-default", "runs": [{"static": run, "symbiosis": run}]}]}]}))
+    for path in (tmp_path / "missing.json", no_pairs, no_timeline):
         proc = _run(path)
         assert proc.returncode == 1
         assert "is not a `symbiosis bench --phases" in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_without_the_package_says_which_python_to_use(tmp_path):
+    # -S leaves out site-packages, where the package is installed.
+    proc = subprocess.run([sys.executable, "-S", str(SCRIPT), str(tmp_path / "a.json")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert ".venv/bin/python" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, \
+        proc.stderr
