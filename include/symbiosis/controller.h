@@ -11,6 +11,14 @@
 //             change threshold starts a round. If L_e rose (the data set
 //             probably grew) M_a first shrinks to the engine's default, the
 //             reset policy: the kernel cache copes better with a grown set.
+//             The first frozen reference after a round that left M_a where
+//             it measured it is compared with that measure: a change that
+//             came during the round or its trials starts a round too.
+//             With no application cache, where L_e cannot see the working
+//             set shrink, sampled accesses feed a distinct count
+//             (working_set_probe.h; it runs from the end of the last
+//             round on), and a count a quarter below its first starts a
+//             round.
 //   Adapting  sampled accesses feed the ghosts (see ghost_sim.h): one
 //             application ghost answers every candidate M_a by stack
 //             distance; one kernel ghost is shrunk candidate by candidate,
@@ -35,12 +43,13 @@
 //             fewest predicted device reads first, at most max_trials: the
 //             busy thread time per access is measured at the current M_a,
 //             at each candidate's once the caches settled (their device
-//             reads stopped falling), and at the
-//             current M_a again; a candidate stays only if it measured the
-//             trial gain less than the current M_a's time interpolated to
-//             its own (the machine's speed drifts meanwhile). The model's
-//             costs are measured in the current state, and some are not
-//             per event: device reads also slow the hits and the CPU
+//             reads stopped falling), and at the current M_a again; a
+//             candidate stays only if it measured the trial gain less than
+//             the current M_a's time interpolated to its own (the
+//             machine's speed drifts meanwhile); one that measured the
+//             trusted gain less than the first measure stays at once. The
+//             model's costs are measured in the current state, and some
+//             are not per event: device reads also slow the hits and the CPU
 //             around them (interrupts, reclaim), which a layout without
 //             device reads does not pay. A winner whose predicted gain is
 //             below the trusted gain is tried the same way, first, rather
@@ -54,9 +63,10 @@
 //
 // Threads: the Record* calls may be made concurrently from any number of
 // threads. An unsampled access costs a relaxed load, a hash of its group
-// while Adapting, a branch and relaxed counter increments; one access in
-// about a thousand (per thread) moves the shared clock, and the thread
-// that ends a window runs the state machine. The Resizer is called from an
+// while Adapting or probing (Trying, Settling, and Stable at M_a = 0), a
+// branch and relaxed counter increments; one access in about a thousand
+// (per thread) moves the shared clock, and the thread that ends a window
+// runs the state machine. The Resizer is called from an
 // event-recording thread with no Controller lock held, one call at a time.
 
 #ifndef SYMBIOSIS_CONTROLLER_H_
@@ -103,8 +113,9 @@ struct ControllerConfig {
   double min_app_fraction = 0;
   double change_threshold = 0.10;  // relative L_e change that starts a round
   double gain_threshold = 0.10;    // relative gain a candidate must bring
-  // Differences of L_e below this fraction of C_a + C_k are noise, however
-  // large relative to a tiny L_e.
+  // A change of L_e is noise unless the application miss ratio or the
+  // device reads per access moved by more than this, however large it is
+  // relative to a tiny L_e.
   double change_floor = 0.01;
   // In Stable, the reference is the mean of change_base_windows windows
   // after the caches warmed, and change_confirm_windows windows in a row

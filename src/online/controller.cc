@@ -9,6 +9,7 @@
 
 #include "online/ghost_sim.h"
 #include "online/tracker.h"
+#include "online/working_set_probe.h"
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
 #include "symbiosis/rocksdb_cache_model.h"
@@ -275,7 +276,8 @@ std::string ToJson(const ControllerStats& s) {
 }
 
 // Invariants: tracker_, sim_, peak_ghost_memory_ and decided_bytes_ are
-// guarded by mu_. deadline_ and simulating_ mirror the Tracker after each
+// guarded by mu_, and so is probe_stretch_. deadline_, simulating_ and
+// probing_ mirror the Tracker after each
 // Advance, so the hot path reads them without the lock; a stale value
 // delays work by at most one clock chunk. Every M_a change bumps
 // decided_seq_; the Resizer has been told the latest one once
@@ -310,8 +312,10 @@ class Controller::Rep {
 
   void RecordAppAccess(const Block& block, bool hit) {
     if (!Valid(block)) return;
-    if (simulating_.load(std::memory_order_relaxed) && sampler_.Sampled(block)) {
-      Simulate(block);
+    if (simulating_.load(std::memory_order_relaxed)) {
+      if (sampler_.Sampled(block)) Simulate(block);
+    } else if (probing_.load(std::memory_order_relaxed) && sampler_.Sampled(block)) {
+      probe_.Add(block);
     }
     RecordAppAccessUnidentified(hit);
   }
@@ -472,6 +476,7 @@ class Controller::Rep {
   void Publish() {
     deadline_.store(tracker_.next_deadline(), std::memory_order_relaxed);
     simulating_.store(tracker_.simulating(), std::memory_order_relaxed);
+    probing_.store(tracker_.probing(), std::memory_order_relaxed);
     sched_sample_slowdown_.store(
         tracker_.state() == ControllerState::kStable ? kStableSchedSampleSlowdown : 1,
         std::memory_order_relaxed);
@@ -483,8 +488,15 @@ class Controller::Rep {
     {
       std::lock_guard<std::mutex> lock(mu_);
       EventTotals totals = Totals();
-      if (tracker_.window_due(totals.accesses)) AddProcessTimes(&totals);
+      if (tracker_.window_due(totals.accesses)) {
+        AddProcessTimes(&totals);
+        if (tracker_.probing()) totals.probe_distinct = probe_.Distinct();
+      }
       const bool changed = tracker_.Advance(totals);
+      if (tracker_.probe_stretch() != probe_stretch_) {
+        probe_stretch_ = tracker_.probe_stretch();
+        probe_.Clear();
+      }
       Publish();
       if (!changed) return;
       decided_bytes_ = tracker_.app_bytes();
@@ -565,6 +577,9 @@ class Controller::Rep {
   std::atomic<uint64_t> clock_{0};
   std::atomic<uint64_t> deadline_{0};
   std::atomic<bool> simulating_{false};
+  std::atomic<bool> probing_{false};
+  WorkingSetProbe probe_;
+  uint64_t probe_stretch_ = 0;
   std::atomic<uint32_t> sched_sample_slowdown_{1};
   std::atomic<uint64_t> ignored_{0};
 };

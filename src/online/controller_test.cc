@@ -257,6 +257,39 @@ TEST(ControllerTest, StableAsksForFewerTimedReads) {
   EXPECT_EQ(controller.sched_sample_slowdown(), kStableSchedSampleSlowdown);
 }
 
+// With no application cache and every read a page-cache hit, L_e stays
+// put when the working set shrinks; the working-set probe sees it. Two
+// threads touch 8,000 blocks, then 2,000, each access a miss the kernel
+// serves: the shrink starts a round.
+TEST(ControllerTest, AtNoApplicationCacheAShrunkWorkingSetStartsARound) {
+  ControllerConfig c = FastConfig(64 * kMiB);
+  c.start_with_round = false;
+  c.initial_app_bytes = 0;
+  Controller controller(c, nullptr);
+  constexpr uint64_t kPerPhase = 400'000;
+  std::atomic<uint64_t> fed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; t++) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(t);
+      for (;;) {
+        const uint64_t n = fed.fetch_add(1, std::memory_order_relaxed);
+        if (n >= 2 * kPerPhase) return;
+        const uint64_t blocks = n < kPerPhase ? 8000 : 2000;
+        const Block b{1, (rng() % blocks) * 4096, 2053, 4096};
+        controller.RecordAppAccess(b, false);
+        controller.RecordRead(b, true, 3000);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const ControllerStats s = controller.Stats();
+  ASSERT_FALSE(s.rounds.empty()) << ToJson(s);
+  EXPECT_NE(s.rounds[0].trigger.find("working set shrank"), std::string::npos)
+      << s.rounds[0].trigger;
+  EXPECT_GT(s.rounds[0].start_access, kPerPhase);
+}
+
 // Eight threads feed accesses, reads (with service times) and file
 // deletions while the hit ratio swings, so rounds start, are abandoned
 // and resize the caches; another thread reads Stats(). Run under

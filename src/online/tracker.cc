@@ -52,10 +52,24 @@ double Tracker::Score(const CandidateStats& c) const {
   return cpu_load_measured_ ? c.predicted_access_time : c.predicted_latency;
 }
 
-bool Tracker::Changed(double latency, double reference) const {
-  const double delta = std::fabs(latency - reference);
-  return delta > config_.change_threshold * reference &&
-         delta > config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
+// L_e's two parts are the application misses and the device reads per
+// access; a change below the change floor in both is noise, however large
+// against a small L_e. The floor was a share of C_a + C_k, which is the
+// same where both parts move, but with every read a page-cache hit and
+// device reads measured at 120 us it took H_a from 0.20 to 0.38 at 8 MiB
+// for noise, a layout 1.6x faster (LevelDB's hotspot20 2M -> M,
+// bench/leveldb.md section 20). At a page-cache cliff the device reads
+// swing by half a point from window to window, and stay noise.
+bool Tracker::Changed(const Measurement& m, const Measurement& reference) const {
+  const double at = Latency(reference);
+  if (std::fabs(Latency(m) - at) <= config_.change_threshold * at) return false;
+  const double app = std::fabs(m.hit_app - reference.hit_app);
+  const double device = std::fabs(DeviceReadRatio(m) - DeviceReadRatio(reference));
+  return std::max(app, device) > config_.change_floor;
+}
+
+double Tracker::DeviceReadRatio(const Measurement& m) {
+  return (1 - m.hit_app) * (1 - m.hit_kernel);
 }
 
 uint64_t Tracker::next_deadline() const {
@@ -95,6 +109,7 @@ EventTotals Tracker::Since(const EventTotals& from, const EventTotals& to) {
     w.process_runnable_ns = since(from.process_runnable_ns, to.process_runnable_ns);
   }
   w.cpus = to.cpus;
+  w.probe_distinct = to.probe_distinct;
   return w;
 }
 
@@ -175,6 +190,7 @@ void Tracker::EndWindow(const EventTotals& totals) {
   if (state_ == ControllerState::kStable) OnStableWindow(m);
   else if (state_ == ControllerState::kAdapting) OnRoundWindow(m);
   else if (state_ == ControllerState::kTrying) OnTrialWindow(w, window_begin);
+  UpdateProbe(w);
 }
 
 // C_a is the mean service time of application misses that the kernel (or
@@ -297,11 +313,12 @@ void Tracker::OnStableWindow(const Measurement& m) {
       reference_ = Measurement{base_sum_.hit_app / base_windows_,
                                base_sum_.hit_kernel / base_windows_,
                                base_sum_.stores / base_windows_};
+      CheckAfterRound();
     }
     return;
   }
   const double reference = Latency(*reference_);
-  if (!Changed(latency, reference)) {
+  if (!Changed(m, *reference_)) {
     changed_windows_ = 0;
     return;
   }
@@ -316,6 +333,75 @@ void Tracker::OnStableWindow(const Measurement& m) {
   StartRound(std::string("L_e ") + (rose ? "rose" : "fell") +
                  Format(" from %.3g to %.3g", reference, latency),
              rose);
+}
+
+// A change that comes during a round or its trials is in neither what
+// they measured nor the reference frozen after them, which follows L_e
+// from the first window after the resize. In LevelDB's hotspot20 the data
+// set shrank from 2M to M while the trials ran; they kept 16 MiB, measured
+// at H_a 0.38, Stable froze its reference at H_a 0.68 and started no
+// round, where M_a = M ran 2x faster (bench/leveldb.md section 19). So
+// the first reference after a round that measured the M_a it left is
+// compared with that measure, and a change beyond the threshold starts a
+// round. Once: that round's own measures are not checked, so caches
+// still warming cannot chain rounds.
+bool Tracker::CheckAfterRound() {
+  if (!after_round_) return false;
+  const Measurement after = *after_round_;
+  after_round_.reset();
+  const double measured = Latency(after);
+  const double reference = Latency(*reference_);
+  if (now_ < no_round_until_ || !Changed(*reference_, after)) return false;
+  const bool rose = reference > measured;
+  StartRound(std::string("L_e ") + (rose ? "rose" : "fell") +
+                 Format(" from %.3g, measured by the last round at this M_a, to %.3g", measured,
+                        reference),
+             rose);
+  check_after_round_ = false;
+  return true;
+}
+
+// With no application cache and no device reads every access is a
+// page-cache hit, and L_e cannot tell a working set that shrank to what
+// M_a = M would hold: in LevelDB's hotspot20, 2M -> M, a run that kept
+// 0 MiB ran its second phase at half of static-max's speed (bench/leveldb.md
+// section 19). So at M_a = 0 Stable counts the distinct sampled blocks
+// accessed in stretches of kProbeWindows windows, and a stretch that
+// counts kProbeShrink fewer than the first starts a round. A grown working
+// set needs no probe: it grows the device reads, or leaves M_a = 0 right.
+// The count does not depend on what the caches hold, so the probe runs
+// from the end of a round on, through its trials and the settle: that run
+// had shrunk its working set during the trials, which kept 0 MiB, and a
+// first stretch taken in Stable would have been the shrunk one.
+void Tracker::UpdateProbe(const EventTotals& w) {
+  const bool stable = state_ == ControllerState::kStable;
+  if (state_ == ControllerState::kAdapting || (stable && (applied_ != 0 || target_ != 0))) {
+    probing_ = false;
+    return;
+  }
+  if (!probing_) {  // the probe is cleared now, and counts from here
+    probing_ = true;
+    probe_reference_.reset();
+    probe_windows_ = 0;
+    probe_from_ = now_;
+    ++probe_stretch_;
+    return;
+  }
+  if (++probe_windows_ < kProbeWindows) return;
+  const double distinct = w.probe_distinct;
+  const double accesses = static_cast<double>(now_ - probe_from_);
+  probe_windows_ = 0;
+  probe_from_ = now_;
+  ++probe_stretch_;
+  if (!probe_reference_ || now_ < no_round_until_) {
+    probe_reference_ = distinct;
+    return;
+  }
+  if (!stable || distinct >= (1 - kProbeShrink) * *probe_reference_) return;
+  StartRound(Format("the working set shrank from %.0f to %.0f sampled blocks in %.0f accesses",
+                    *probe_reference_, distinct, accesses),
+             false);
+  probing_ = false;
 }
 
 // During a round the engine runs one configuration, so its L_e should
@@ -335,13 +421,13 @@ void Tracker::OnRoundWindow(const Measurement& m) {
     return;
   }
   const double baseline = Latency(*round_baseline_);
-  if (!(latency > baseline && Changed(latency, baseline))) {
+  if (!(latency > baseline && Changed(m, *round_baseline_))) {
     round_rises_ = 0;
     return;
   }
   if (++round_rises_ < config_.change_confirm_windows) return;
   AbandonRound(Format("L_e rose from %.3g to %.3g during the round", baseline, latency),
-               RoseAboveReference(latency));
+               RoseAboveReference(m));
 }
 
 // The reset policy is for a rise of L_e. A round that began on a fall, or
@@ -350,14 +436,15 @@ void Tracker::OnRoundWindow(const Measurement& m) {
 // before the round: at a page-cache cliff such returns sent M_a to the
 // floor for 25 s (bench/wiredtiger.md section 5). Without a reference (the
 // first round) a rise is taken as one.
-bool Tracker::RoseAboveReference(double latency) const {
+bool Tracker::RoseAboveReference(const Measurement& m) const {
   if (!reference_) return true;
-  const double reference = Latency(*reference_);
-  return latency > reference && Changed(latency, reference);
+  return Latency(m) > Latency(*reference_) && Changed(m, *reference_);
 }
 
 void Tracker::StartRound(const std::string& trigger, bool rose) {
   state_ = ControllerState::kAdapting;
+  after_round_.reset();
+  check_after_round_ = true;
   round_ = RoundStats{};
   round_.start_access = now_;
   round_.trigger = trigger;
@@ -561,7 +648,11 @@ void Tracker::FinishRound() {
                             Score(scored), 100 * config_.read_tie_margin.value_or(0));
   }
   abandoned_in_row_ = 0;
+  const bool stays = round_.decision != "adopted";
   CloseRound();
+  if (trials.empty() && stays && check_after_round_ && current_measured_) {
+    after_round_ = current_measured_;
+  }
   if (!trials.empty()) {
     StartTrial(std::move(trials));
   } else {
@@ -691,6 +782,7 @@ void Tracker::RestartTrialMeasure() {
   trial_busy_us_ = 0;
   trial_accesses_ = 0;
   trial_wall_ns_ = 0;
+  trial_ratio_sum_ = Measurement{0, 0, 0};
 }
 
 void Tracker::AdvanceTrial() {
@@ -742,6 +834,14 @@ void Tracker::MoveBackFromTrials() {
 
 // Windows measure the M_a in place: the current one (kBefore), each
 // candidate in turn, then the current one again (kAfter throughout).
+//
+// A candidate that measures trusted_gain below the current M_a's first
+// measure stays at once: a gain the model would be trusted with is no
+// drift, and the remaining trials would only cost time. In LevelDB's
+// hotspot20, after the data set shrank to M, M_a = M ran 2x faster than
+// the 16 MiB in place, where the model predicted 19%; the trials of 8 MiB
+// and of 16 again would have taken another 12 s (bench/leveldb.md
+// section 19).
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (trial_phase_ == TrialPhase::kSettling) SettleTrial(w, window_begin);
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
@@ -749,60 +849,79 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   trial_busy_us_ += BusyThreadUs(w);
   trial_accesses_ += w.accesses;
   trial_wall_ns_ += w.wall_ns;
+  const Measurement m = Measure(w);
+  trial_ratio_sum_.hit_app += m.hit_app;
+  trial_ratio_sum_.hit_kernel += m.hit_kernel;
+  trial_ratio_sum_.stores += m.stores;
   if (++trial_windows_seen_ < config_.trial_windows ||
       trial_wall_ns_ < config_.trial_min_seconds * 1e9) {
     return;
   }
-  const double measured = trial_busy_us_ / trial_accesses_;
-  const uint64_t at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
+  TrialMeasure measure;
+  measure.busy_us = trial_busy_us_ / trial_accesses_;
+  measure.at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
+  measure.ratios = Measurement{trial_ratio_sum_.hit_app / trial_windows_seen_,
+                               trial_ratio_sum_.hit_kernel / trial_windows_seen_,
+                               trial_ratio_sum_.stores / trial_windows_seen_};
   if (trial_phase_ == TrialPhase::kBefore) {
-    trial_before_ = measured;
-    trial_before_at_ = at;
+    trial_before_ = measure;
     MoveToNextTrial();
     return;
   }
   if (trial_next_ == trial_queue_.size()) {
-    EndTrials(measured, at);
+    EndTrials(measure);
     return;
   }
-  trial_measures_.emplace_back(measured, at);
-  if (++trial_next_ < trial_queue_.size()) {
+  trial_measures_.push_back(measure);
+  if (measure.busy_us <= (1 - config_.trusted_gain) * trial_before_.busy_us) {
+    EndTrials(std::nullopt);
+  } else if (++trial_next_ < trial_queue_.size()) {
     MoveToNextTrial();
   } else {
     MoveBackFromTrials();
   }
 }
 
-void Tracker::EndTrials(double current_again, uint64_t again_at) {
+// Each candidate is compared with the current M_a's time interpolated to
+// its own; without a measure after the trials (a candidate stayed at
+// once), with the first.
+void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
   RoundStats& round = history_.back();
   round.reason += "; M_a " + MiB(trial_from_) +
-                  Format(" measured %.3g us of thread time per access, %.3g after the trials",
-                         trial_before_, current_again);
-  const double span = static_cast<double>(again_at - trial_before_at_);
-  TrialStats* best = nullptr;
-  for (size_t i = 0; i < trial_queue_.size(); i++) {
-    const auto [after, at] = trial_measures_[i];
+                  Format(" measured %.3g us of thread time per access", trial_before_.busy_us);
+  if (again) round.reason += Format(", %.3g after the trials", again->busy_us);
+  const double span = again ? static_cast<double>(again->at - trial_before_.at) : 0;
+  for (size_t i = 0; i < trial_measures_.size(); i++) {
+    const TrialMeasure& m = trial_measures_[i];
     TrialStats t;
     t.ma_bytes = trial_queue_[i];
-    const double share = span > 0 ? static_cast<double>(at - trial_before_at_) / span : 0;
-    t.before = trial_before_ + share * (current_again - trial_before_);
-    t.after = after;
+    const double share = span > 0 ? static_cast<double>(m.at - trial_before_.at) / span : 0;
+    t.before = trial_before_.busy_us +
+               share * ((again ? again->busy_us : trial_before_.busy_us) - trial_before_.busy_us);
+    t.after = m.busy_us;
     round.trials.push_back(t);
     round.reason += "; tried M_a " + MiB(t.ma_bytes) +
                     Format(": %.3g against %.3g then", t.after, t.before);
   }
   // The fastest relative to the current M_a at its time stays if it gained.
-  for (TrialStats& x : round.trials) {
-    if (best == nullptr || x.after / x.before < best->after / best->before) best = &x;
+  size_t best = 0;
+  for (size_t i = 1; i < round.trials.size(); i++) {
+    const TrialStats& x = round.trials[i];
+    if (x.after / x.before < round.trials[best].after / round.trials[best].before) best = i;
   }
-  if (best->after <= (1 - config_.trial_gain) * best->before) {
-    best->kept = true;
+  TrialStats& winner = round.trials[best];
+  if (winner.after <= (1 - config_.trial_gain) * winner.before) {
+    winner.kept = true;
     round.decision = "adopted";
-    round.adopted_ma_bytes = best->ma_bytes;
-    round.reason += "; kept M_a " + MiB(best->ma_bytes) + ", the fastest";
-    SetTarget(best->ma_bytes);
+    round.adopted_ma_bytes = winner.ma_bytes;
+    round.reason += "; kept M_a " + MiB(winner.ma_bytes) +
+                    (again ? ", the fastest" : Format(", %.0f%% or more faster: at once",
+                                                      100 * config_.trusted_gain));
+    SetTarget(winner.ma_bytes);
+    if (check_after_round_) after_round_ = trial_measures_[best].ratios;
   } else {
     round.reason += "; none gained enough, M_a stays " + MiB(trial_from_);
+    if (check_after_round_) after_round_ = trial_before_.ratios;
   }
   EnterSettling();
 }

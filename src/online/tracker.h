@@ -53,6 +53,9 @@ struct EventTotals {
   uint64_t process_cpu_ns = 0;
   uint64_t process_runnable_ns = 0;
   uint32_t cpus = 0;  // not cumulative: the CPUs allowed then
+  // Not cumulative: the working-set probe's count since its last clear,
+  // at window ends while probing() (working_set_probe.h).
+  double probe_distinct = 0;
 };
 
 class Tracker {
@@ -72,6 +75,12 @@ class Tracker {
   bool window_due(uint64_t accesses) const { return accesses >= window_end_; }
   // Whether sampled accesses should be fed to the simulator now.
   bool simulating() const { return state_ == ControllerState::kAdapting; }
+  // Whether they should be fed to the working-set probe: after a round,
+  // through its trials and the settle, and in Stable with no application
+  // cache. The probe is cleared whenever probe_stretch() changes, by the
+  // caller after the Advance that changed it.
+  bool probing() const { return probing_; }
+  uint64_t probe_stretch() const { return probe_stretch_; }
   uint64_t app_bytes() const { return applied_; }
   // The most M_a moves in one resize step.
   uint64_t step_bytes() const { return step_bytes_; }
@@ -95,6 +104,11 @@ class Tracker {
   // the block before, for at most kMaxTrialFillBlocks blocks.
   static constexpr double kTrialFillDrop = 0.1;
   static constexpr uint32_t kMaxTrialFillBlocks = 20;
+  // The working-set probe counts over stretches of this many windows
+  // (800,000 accesses by default), and a stretch that counts this share
+  // fewer blocks than the first one starts a round.
+  static constexpr uint32_t kProbeWindows = 8;
+  static constexpr double kProbeShrink = 0.25;
 
   // Hit ratios of a window; L_e follows from them with the costs of the
   // moment, so a change of the measured costs alone starts no round.
@@ -104,13 +118,25 @@ class Tracker {
     double stores = 0;  // second-tier stores per access
   };
 
+  // A trial's measure: busy thread us per access, its middle access, and
+  // the hit ratios.
+  struct TrialMeasure {
+    double busy_us = 0;
+    uint64_t at = 0;
+    Measurement ratios;
+  };
+
   static EventTotals Since(const EventTotals& from, const EventTotals& to);
   static Measurement Measure(const EventTotals& window);
   double Latency(const Measurement& m) const;
   // What candidates are ranked by: A where the CPU load is measured,
   // else L_e (symbiosis/cost_model.h).
   double Score(const CandidateStats& c) const;
-  bool Changed(double latency, double reference) const;
+  // Whether m's L_e differs from the reference's beyond the change
+  // threshold, and its application miss ratio or device reads per access
+  // beyond the change floor.
+  bool Changed(const Measurement& m, const Measurement& reference) const;
+  static double DeviceReadRatio(const Measurement& m);
   void SetTarget(uint64_t bytes);
   bool StepResize();
   void EndWindow(const EventTotals& totals);
@@ -122,6 +148,7 @@ class Tracker {
   // reads x their wait (C_k - C_k_cpu); T x wall in cost_model.h's terms.
   double BusyThreadUs(const EventTotals& window) const;
   void OnStableWindow(const Measurement& m);
+  void UpdateProbe(const EventTotals& window);
   void OnRoundWindow(const Measurement& m);
   void StartRound(const std::string& trigger, bool rose);
   void EndStage();
@@ -129,7 +156,7 @@ class Tracker {
   void FinishRound();
   // `rose`: L_e rose beyond the change threshold (the restart resets).
   void AbandonRound(const std::string& reason, bool rose);
-  bool RoseAboveReference(double latency) const;
+  bool RoseAboveReference(const Measurement& m) const;
   void CloseRound();
   void EnterSettling();
   // Predicted device reads per access, and in steps of kTrialReadsStep.
@@ -147,7 +174,11 @@ class Tracker {
   void SettleTrial(const EventTotals& w, uint64_t window_begin);
   void AdvanceTrial();
   void MoveBackFromTrials();
-  void EndTrials(double current_again, uint64_t again_at);
+  // `again`: the current M_a's measure after the trials, if they all ran.
+  void EndTrials(const std::optional<TrialMeasure>& again);
+  // Compares the first frozen reference after a round with what the round
+  // measured at the M_a it left; returns whether that started a round.
+  bool CheckAfterRound();
 
   const ControllerConfig config_;
   const uint64_t memory_bytes_;
@@ -184,6 +215,15 @@ class Tracker {
   uint32_t changed_windows_ = 0;  // in a row beyond the change threshold
   uint64_t stable_since_ = 0;
   uint64_t no_round_until_ = 0;  // churn back-off
+  // What the last round (or its trials) measured at the M_a it left.
+  std::optional<Measurement> after_round_;
+  bool check_after_round_ = true;  // false for a round that check started
+  // The working-set probe.
+  bool probing_ = false;
+  uint64_t probe_stretch_ = 0;
+  uint32_t probe_windows_ = 0;  // full windows in the stretch so far
+  uint64_t probe_from_ = 0;     // the access the stretch began at
+  std::optional<double> probe_reference_;  // the first stretch's count
   // Settling.
   uint64_t settle_end_ = 0;
 
@@ -212,10 +252,9 @@ class Tracker {
   double trial_busy_us_ = 0;
   uint64_t trial_accesses_ = 0;
   uint64_t trial_wall_ns_ = 0;
-  double trial_before_ = 0;  // busy thread us per access at trial_from_
-  uint64_t trial_before_at_ = 0;  // the middle access of that measure
-  // Each candidate's measure and its middle access, in trial_queue_'s order.
-  std::vector<std::pair<double, uint64_t>> trial_measures_;
+  Measurement trial_ratio_sum_;  // the hit ratios of its windows, summed
+  TrialMeasure trial_before_;    // at trial_from_
+  std::vector<TrialMeasure> trial_measures_;  // in trial_queue_'s order
   // Settling after a trial's move: windows from fill_from_ on, in blocks
   // of half settle_accesses.
   uint64_t fill_from_ = 0;
