@@ -75,9 +75,9 @@ class Tracker {
   bool window_due(uint64_t accesses) const { return accesses >= window_end_; }
   // Whether sampled accesses should be fed to the simulator now.
   bool simulating() const { return state_ == ControllerState::kAdapting; }
-  // Whether they should be fed to the working-set probe: after a round,
-  // through its trials and the settle, and in Stable with no application
-  // cache. The probe is cleared whenever probe_stretch() changes, by the
+  // Whether they should be fed to the working-set probe: where M_a may be
+  // 0, after a round, through its trials and the settle, and in Stable with
+  // no application cache. The probe is cleared whenever probe_stretch() changes, by the
   // caller after the Advance that changed it.
   bool probing() const { return probing_; }
   uint64_t probe_stretch() const { return probe_stretch_; }
@@ -105,9 +105,11 @@ class Tracker {
   static constexpr double kTrialFillDrop = 0.1;
   static constexpr uint32_t kMaxTrialFillBlocks = 20;
   // The working-set probe counts over stretches of this many windows
-  // (800,000 accesses by default), and a stretch that counts this share
-  // fewer blocks than the first one starts a round.
+  // (800,000 accesses by default), resting kProbeRestWindows after each,
+  // and a stretch that counts this share fewer blocks than the first one
+  // starts a round.
   static constexpr uint32_t kProbeWindows = 8;
+  static constexpr uint32_t kProbeRestWindows = 24;
   static constexpr double kProbeShrink = 0.25;
 
   // Hit ratios of a window; L_e follows from them with the costs of the
@@ -149,6 +151,7 @@ class Tracker {
   double BusyThreadUs(const EventTotals& window) const;
   void OnStableWindow(const Measurement& m);
   void UpdateProbe(const EventTotals& window);
+  void StartProbeStretch();
   void OnRoundWindow(const Measurement& m);
   void StartRound(const std::string& trigger, bool rose);
   void EndStage();
@@ -218,10 +221,12 @@ class Tracker {
   // What the last round (or its trials) measured at the M_a it left.
   std::optional<Measurement> after_round_;
   bool check_after_round_ = true;  // false for a round that check started
-  // The working-set probe.
+  // The working-set probe: on where M_a may be 0 and no round runs;
+  // probing_ while a stretch counts.
+  bool probe_on_ = false;
   bool probing_ = false;
   uint64_t probe_stretch_ = 0;
-  uint32_t probe_windows_ = 0;  // full windows in the stretch so far
+  uint32_t probe_windows_ = 0;  // full windows in the stretch or rest so far
   uint64_t probe_from_ = 0;     // the access the stretch began at
   std::optional<double> probe_reference_;  // the first stretch's count
   // Settling.

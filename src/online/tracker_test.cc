@@ -576,9 +576,9 @@ TEST(TrackerTest, PeriodicResimulation) {
 
 // With no application cache and no device reads L_e is the same whatever
 // the working set's size: the probe's count is watched instead. Its first
-// stretch (8 windows) is the reference; a stretch that counts a quarter
-// less starts a round, a smaller fall does not. In Stable at M_a > 0 no
-// probe runs.
+// stretch (8 windows) is the reference; after a rest of 24 windows, a
+// stretch that counts a quarter less starts a round, a smaller fall does
+// not. In Stable at M_a > 0 no probe runs.
 TEST(TrackerTest, AtNoApplicationCacheAWorkingSetThatShrankStartsARound) {
   for (const double after : {600.0, 800.0}) {
     ControllerConfig c = SmallConfig();
@@ -591,11 +591,14 @@ TEST(TrackerTest, AtNoApplicationCacheAWorkingSetThatShrankStartsARound) {
     ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
     EXPECT_TRUE(h.tracker->probing());
     const uint64_t stretch = h.tracker->probe_stretch();
-    h.Run(10'000, 0, 1);  // the first stretch
-    EXPECT_GT(h.tracker->probe_stretch(), stretch);  // the caller clears the probe
-    EXPECT_EQ(h.sim.begins, 0);
+    h.Run(10'000, 0, 1);  // the first stretch, then a rest
+    EXPECT_FALSE(h.tracker->probing());
     h.working_set = after;
-    h.Run(20'000, 0, 1);
+    h.Run(24'000, 0, 1);  // the rest ends: a new stretch, which the caller clears
+    EXPECT_TRUE(h.tracker->probing());
+    EXPECT_EQ(h.tracker->probe_stretch(), stretch + 1);
+    EXPECT_EQ(h.sim.begins, 0);
+    h.Run(10'000, 0, 1);
     if (after == 600) {
       ASSERT_EQ(h.sim.begins, 1);
       EXPECT_NE(h.LastRound().trigger.find("working set shrank from 1000 to 600"),
@@ -604,7 +607,6 @@ TEST(TrackerTest, AtNoApplicationCacheAWorkingSetThatShrankStartsARound) {
       EXPECT_FALSE(h.LastRound().reset);
     } else {
       EXPECT_EQ(h.sim.begins, 0);
-      EXPECT_TRUE(h.tracker->probing());
     }
   }
   ControllerConfig c = SmallConfig();
@@ -617,6 +619,13 @@ TEST(TrackerTest, AtNoApplicationCacheAWorkingSetThatShrankStartsARound) {
   h.Run(5000, 0.2, 1);
   ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
   EXPECT_FALSE(h.tracker->probing());
+  // With a floor above 0 (WiredTiger's) M_a is never 0: no probe at all.
+  c.min_app_fraction = 0.25;
+  Harness floor(c);
+  floor.Start();
+  floor.Run(1500, 0.2, 1);
+  ASSERT_EQ(floor.tracker->state(), ControllerState::kSettling);
+  EXPECT_FALSE(floor.tracker->probing());
 }
 
 // The probe counts from the end of a round on: its first stretch is taken
@@ -634,11 +643,11 @@ TEST(TrackerTest, TheProbesFirstStretchIsTakenFromTheRoundsEndOn) {
   h.RunRound(0.5, 0.4);
   ASSERT_EQ(h.LastRound().decision, "adopted") << h.LastRound().reason;
   EXPECT_EQ(h.tracker->target_app_bytes(), 0u);
-  h.Run(10'000, 0, 1);  // settling at 0 MiB: the first stretch
+  h.Run(10'000, 0, 1);  // settling at 0 MiB: the first stretch, then a rest
   EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
-  EXPECT_TRUE(h.tracker->probing());
+  EXPECT_FALSE(h.tracker->probing());
   h.working_set = 500;
-  h.Run(30'000, 0, 1);
+  h.Run(40'000, 0, 1);
   ASSERT_EQ(h.sim.begins, 2);
   EXPECT_NE(h.LastRound().trigger.find("shrank from 1000 to 500"), std::string::npos)
       << h.LastRound().trigger;
