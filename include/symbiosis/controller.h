@@ -113,10 +113,17 @@ struct ControllerConfig {
   double min_app_fraction = 0;
   double change_threshold = 0.10;  // relative L_e change that starts a round
   double gain_threshold = 0.10;    // relative gain a candidate must bring
-  // A change of L_e is noise unless the application miss ratio or the
-  // device reads per access moved by more than this, however large it is
-  // relative to a tiny L_e.
+  // A change of L_e is noise, however large relative to a tiny L_e,
+  // unless it exceeds this share of C_a + C_k; or, with
+  // change_floor_on_parts, unless the application miss ratio or the device
+  // reads per access moved by more than this. Unset: the engine's choice,
+  // on in LevelDB (where every read hit the page cache, C_k was 120 us and
+  // the share of C_a + C_k hid H_a going from 0.20 to 0.38, a layout 1.6x
+  // faster: bench/leveldb.md section 20), off elsewhere (in WiredTiger the
+  // parts rule reset M_a to M/4 on a 4-point swing of H_a late in two runs
+  // of eight, bench/wiredtiger.md section 9).
   double change_floor = 0.01;
+  std::optional<bool> change_floor_on_parts;
   // In Stable, the reference is the mean of change_base_windows windows
   // after the caches warmed, and change_confirm_windows windows in a row
   // must differ from it: at a page-cache cliff one window's L_e swings by

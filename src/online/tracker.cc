@@ -62,7 +62,11 @@ double Tracker::Score(const CandidateStats& c) const {
 // swing by half a point from window to window, and stay noise.
 bool Tracker::Changed(const Measurement& m, const Measurement& reference) const {
   const double at = Latency(reference);
-  if (std::fabs(Latency(m) - at) <= config_.change_threshold * at) return false;
+  const double delta = std::fabs(Latency(m) - at);
+  if (delta <= config_.change_threshold * at) return false;
+  if (!config_.change_floor_on_parts.value_or(false)) {
+    return delta > config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
+  }
   const double app = std::fabs(m.hit_app - reference.hit_app);
   const double device = std::fabs(DeviceReadRatio(m) - DeviceReadRatio(reference));
   return std::max(app, device) > config_.change_floor;

@@ -501,10 +501,19 @@ TEST(TrackerTest, SmallOrTinyChangesStartNoRound) {
 // times C_a (as a share of C_a + C_k, 2.01 here, it was noise). At a
 // page-cache cliff the device reads swing by half a point, L_e by a
 // third: noise.
+// (change_floor_on_parts, LevelDB's choice; without it, the share of
+// C_a + C_k.)
 TEST(TrackerTest, TheChangeFloorIsOnTheMissRatioAndTheDeviceReads) {
   ControllerConfig c = SmallConfig();
   c.start_with_round = false;
   c.costs = MissCosts{1, 200};
+  Harness share(c);
+  share.Start();
+  share.Run(6000, 0.2, 1.0);
+  share.Run(3000, 0.38, 1.0);
+  EXPECT_EQ(share.sim.begins, 0);
+
+  c.change_floor_on_parts = true;
   Harness h(c);
   h.Start();
   h.Run(6000, 0.2, 1.0);  // L_e 0.8
