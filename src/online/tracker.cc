@@ -17,6 +17,10 @@ std::string Format(const char* format, double a, double b = 0, double c = 0) {
 
 std::string MiB(uint64_t bytes) { return Format("%.1f MiB", bytes / 1048576.0); }
 
+double DeviceReadsPerAccess(double hit_app, double hit_kernel) {
+  return (1 - hit_app) * (1 - hit_kernel);
+}
+
 void Append(uint64_t ma_bytes, std::vector<uint64_t>* trials) {
   if (std::find(trials->begin(), trials->end(), ma_bytes) == trials->end()) {
     trials->push_back(ma_bytes);
@@ -52,11 +56,11 @@ double Tracker::Score(const CandidateStats& c) const {
   return cpu_load_measured_ ? c.predicted_access_time : c.predicted_latency;
 }
 
-// L_e's two parts are the application misses and the device reads per
-// access; a change below the change floor in both is noise, however large
-// against a small L_e. The floor was a share of C_a + C_k, which is the
-// same where both parts move, but with every read a page-cache hit and
-// device reads measured at 120 us it took H_a from 0.20 to 0.38 at 8 MiB
+// The floor is a share of C_a + C_k, or, with change_floor_on_parts, on
+// L_e's two parts: the application misses and the device reads per
+// access, a change below the floor in both being noise. The two agree
+// where both parts move, but with every read a page-cache hit and device
+// reads measured at 120 us the share took H_a from 0.20 to 0.38 at 8 MiB
 // for noise, a layout 1.6x faster (LevelDB's hotspot20 2M -> M,
 // bench/leveldb.md section 20). At a page-cache cliff the device reads
 // swing by half a point from window to window, and stay noise.
@@ -68,12 +72,9 @@ bool Tracker::Changed(const Measurement& m, const Measurement& reference) const 
     return delta > config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
   }
   const double app = std::fabs(m.hit_app - reference.hit_app);
-  const double device = std::fabs(DeviceReadRatio(m) - DeviceReadRatio(reference));
+  const double device = std::fabs(DeviceReadsPerAccess(m.hit_app, m.hit_kernel) -
+                                  DeviceReadsPerAccess(reference.hit_app, reference.hit_kernel));
   return std::max(app, device) > config_.change_floor;
-}
-
-double Tracker::DeviceReadRatio(const Measurement& m) {
-  return (1 - m.hit_app) * (1 - m.hit_kernel);
 }
 
 uint64_t Tracker::next_deadline() const {
@@ -310,13 +311,9 @@ void Tracker::OnStableWindow(const Measurement& m) {
     changed_windows_ = 0;
   }
   if (base_windows_ < config_.change_base_windows) {
-    base_sum_.hit_app += m.hit_app;
-    base_sum_.hit_kernel += m.hit_kernel;
-    base_sum_.stores += m.stores;
+    base_sum_.Add(m);
     if (++base_windows_ == config_.change_base_windows) {
-      reference_ = Measurement{base_sum_.hit_app / base_windows_,
-                               base_sum_.hit_kernel / base_windows_,
-                               base_sum_.stores / base_windows_};
+      reference_ = base_sum_.DividedBy(base_windows_);
       CheckAfterRound();
     }
     return;
@@ -685,7 +682,7 @@ void Tracker::FinishRound() {
 }
 
 double Tracker::DeviceReads(const CandidateStats& c) {
-  return (1 - c.hit_app) * (1 - c.hit_kernel);
+  return DeviceReadsPerAccess(c.hit_app, c.hit_kernel);
 }
 
 int64_t Tracker::ReadsStep(const CandidateStats& c) {
@@ -873,10 +870,7 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   trial_busy_us_ += BusyThreadUs(w);
   trial_accesses_ += w.accesses;
   trial_wall_ns_ += w.wall_ns;
-  const Measurement m = Measure(w);
-  trial_ratio_sum_.hit_app += m.hit_app;
-  trial_ratio_sum_.hit_kernel += m.hit_kernel;
-  trial_ratio_sum_.stores += m.stores;
+  trial_ratio_sum_.Add(Measure(w));
   if (++trial_windows_seen_ < config_.trial_windows ||
       trial_wall_ns_ < config_.trial_min_seconds * 1e9) {
     return;
@@ -884,9 +878,7 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   TrialMeasure measure;
   measure.busy_us = trial_busy_us_ / trial_accesses_;
   measure.at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
-  measure.ratios = Measurement{trial_ratio_sum_.hit_app / trial_windows_seen_,
-                               trial_ratio_sum_.hit_kernel / trial_windows_seen_,
-                               trial_ratio_sum_.stores / trial_windows_seen_};
+  measure.ratios = trial_ratio_sum_.DividedBy(trial_windows_seen_);
   if (trial_phase_ == TrialPhase::kBefore) {
     trial_before_ = measure;
     MoveToNextTrial();
@@ -914,14 +906,14 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
   round.reason += "; M_a " + MiB(trial_from_) +
                   Format(" measured %.3g us of thread time per access", trial_before_.busy_us);
   if (again) round.reason += Format(", %.3g after the trials", again->busy_us);
-  const double span = again ? static_cast<double>(again->at - trial_before_.at) : 0;
+  const TrialMeasure& last = again ? *again : trial_before_;
+  const double span = static_cast<double>(last.at - trial_before_.at);
   for (size_t i = 0; i < trial_measures_.size(); i++) {
     const TrialMeasure& m = trial_measures_[i];
     TrialStats t;
     t.ma_bytes = trial_queue_[i];
     const double share = span > 0 ? static_cast<double>(m.at - trial_before_.at) / span : 0;
-    t.before = trial_before_.busy_us +
-               share * ((again ? again->busy_us : trial_before_.busy_us) - trial_before_.busy_us);
+    t.before = trial_before_.busy_us + share * (last.busy_us - trial_before_.busy_us);
     t.after = m.busy_us;
     round.trials.push_back(t);
     round.reason += "; tried M_a " + MiB(t.ma_bytes) +

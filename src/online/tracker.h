@@ -77,8 +77,8 @@ class Tracker {
   bool simulating() const { return state_ == ControllerState::kAdapting; }
   // Whether they should be fed to the working-set probe: where M_a may be
   // 0, after a round, through its trials and the settle, and in Stable with
-  // no application cache. The probe is cleared whenever probe_stretch() changes, by the
-  // caller after the Advance that changed it.
+  // no application cache. The probe is cleared whenever probe_stretch()
+  // changes, by the caller after the Advance that changed it.
   bool probing() const { return probing_; }
   uint64_t probe_stretch() const { return probe_stretch_; }
   uint64_t app_bytes() const { return applied_; }
@@ -118,6 +118,14 @@ class Tracker {
     double hit_app = 0;
     double hit_kernel = 1;
     double stores = 0;  // second-tier stores per access
+
+    // For means over windows: a sum starts at Measurement{0, 0, 0}.
+    void Add(const Measurement& m) {
+      hit_app += m.hit_app;
+      hit_kernel += m.hit_kernel;
+      stores += m.stores;
+    }
+    Measurement DividedBy(double n) const { return {hit_app / n, hit_kernel / n, stores / n}; }
   };
 
   // A trial's measure: busy thread us per access, its middle access, and
@@ -135,10 +143,8 @@ class Tracker {
   // else L_e (symbiosis/cost_model.h).
   double Score(const CandidateStats& c) const;
   // Whether m's L_e differs from the reference's beyond the change
-  // threshold, and its application miss ratio or device reads per access
-  // beyond the change floor.
+  // threshold and the change floor (controller.h, change_floor).
   bool Changed(const Measurement& m, const Measurement& reference) const;
-  static double DeviceReadRatio(const Measurement& m);
   void SetTarget(uint64_t bytes);
   bool StepResize();
   void EndWindow(const EventTotals& totals);

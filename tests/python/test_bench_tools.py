@@ -1,5 +1,6 @@
 """The benchmark programs under bench/ reject bad arguments in one line."""
 import subprocess
+import sys
 
 import pytest
 
@@ -46,3 +47,13 @@ def test_controller_bench_names_the_parts_it_has():
     assert proc.returncode == 2, proc.stderr
     first = proc.stderr.splitlines()[0]
     assert "--part must be all, cost, memory, convergence or tiers, not 'tier'" in first, first
+
+
+@pytest.mark.parametrize("script", ["dynamic_pairs.py", "oracle_held_out.py"])
+def test_scripts_without_the_package_say_which_python_to_use(script, tmp_path):
+    # -S leaves out site-packages, where the package is installed.
+    proc = subprocess.run([sys.executable, "-S", str(REPO / "bench" / script),
+                           str(tmp_path / "a.json")], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert ".venv/bin/python" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, \
+        proc.stderr

@@ -104,15 +104,6 @@ def test_bad_input_is_one_line(tmp_path):
         assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
-def test_without_the_package_says_which_python_to_use(tmp_path):
-    # -S leaves out site-packages, where the package is installed.
-    proc = subprocess.run([sys.executable, "-S", str(SCRIPT), str(tmp_path / "a.json")],
-                          capture_output=True, text=True)
-    assert proc.returncode == 1
-    assert ".venv/bin/python" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, \
-        proc.stderr
-
-
 def test_aa_pairs_takes_only_a_static_configuration():
     import os
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "aa_pairs.py"), "--help"],
