@@ -109,6 +109,10 @@ class WiredTigerBench final : public sb::BenchDb {
                            {"engine_pages_read", s.engine_pages_read}};
     return out;
   }
+  bool Suspend(bool suspended) override {
+    db_->Suspend(suspended);
+    return true;
+  }
 
  private:
   Reader* Mine() {

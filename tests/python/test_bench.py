@@ -317,7 +317,7 @@ def test_driver_names_a_missing_db_directory(tmp_path, command):
 
 @pytest.mark.parametrize("value, ok", [("-0.15", True), ("-1", False), ("1", False)])
 def test_overhead_takes_the_same_app_cache_overhead_range_as_run(tiny_db, value, ok):
-    # WiredTiger's default is negative (-0.15); `overhead` once took only [0, 1).
+    # WiredTiger's default was negative (-0.15); `overhead` once took only [0, 1).
     from symbiosis.bench import driver_path
     proc = subprocess.run([driver_path(), "overhead", "--db", str(tiny_db), "--memory", "32MiB",
                            "--budget", "emulated", "--warmup", "1s", "--pairs", "2",

@@ -19,7 +19,7 @@ def test_help_names_the_budget_and_the_floor(cli):
     # WiredTiger's own options, not RocksDB's: one budget, nothing to fall
     # back to, and its page-cache overhead.
     assert "--allow-fallback" not in text and "secondary cache" not in text
-    assert "(default: -0.15)" in " ".join(text.split())
+    assert "(default: 0.0)" in " ".join(text.split())
 
 
 def test_driver_load_writes_a_table_wiredtiger_reads(tmp_path):

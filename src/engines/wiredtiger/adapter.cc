@@ -68,11 +68,11 @@ void Adapter::ReportMiss(uint64_t file_id, std::string_view key) {
   mine.Add(&Counters::reads, 1);
   mine.Add(&Counters::kernel_hits, op.kernel_hit);
   mine.Add(&Counters::miss_ns, miss_ns);
-  if (controller_ != nullptr) {
+  if (Controller* controller = link_.accesses(); controller != nullptr) {
     const Block block = ToBlock(file_id, op.leaf);
     const std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(op.sched_start);
-    controller_->RecordAppAccess(block, false);
-    controller_->RecordRead(block, op.kernel_hit, miss_ns, sched);
+    controller->RecordAppAccess(block, false);
+    controller->RecordRead(block, op.kernel_hit, miss_ns, sched);
   }
 }
 
@@ -80,9 +80,10 @@ void Adapter::ReportHit(uint64_t file_id, std::string_view key) {
   auto mine = counts_.Mine();
   mine.Add(&Counters::lookups, 1);
   mine.Add(&Counters::hits, 1);
-  if (controller_ == nullptr) return;
-  if (!controller_->simulating()) {
-    controller_->RecordAppAccessUnidentified(true);
+  Controller* controller = link_.accesses();
+  if (controller == nullptr) return;
+  if (!controller->simulating()) {
+    controller->RecordAppAccessUnidentified(true);
     return;
   }
   std::optional<LeafPageMatch> match;
@@ -93,11 +94,11 @@ void Adapter::ReportHit(uint64_t file_id, std::string_view key) {
   }
   if (!match) {
     mine.Add(&Counters::unidentified_hits, 1);
-    controller_->RecordAppAccessUnidentified(true);
+    controller->RecordAppAccessUnidentified(true);
     return;
   }
   if (!match->certain) mine.Add(&Counters::guessed_hits, 1);
-  controller_->RecordAppAccess(ToBlock(file_id, match->page), true);
+  controller->RecordAppAccess(ToBlock(file_id, match->page), true);
 }
 
 void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint32_t length, const PageHeader& header,
@@ -123,7 +124,9 @@ void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint32_t length, const P
 }
 
 void Adapter::OnFileOpened(uint64_t file_id, uint64_t bytes) {
-  if (controller_ != nullptr) controller_->RecordFileSize(file_id, bytes);
+  if (Controller* controller = link_.files(); controller != nullptr) {
+    controller->RecordFileSize(file_id, bytes);
+  }
 }
 
 void Adapter::OnFileDeleted(uint64_t file_id) {
@@ -131,7 +134,9 @@ void Adapter::OnFileDeleted(uint64_t file_id) {
     std::unique_lock lock(index_mu_);
     index_.erase(file_id);
   }
-  if (controller_ != nullptr) controller_->RecordFileDeleted(file_id);
+  if (Controller* controller = link_.files(); controller != nullptr) {
+    controller->RecordFileDeleted(file_id);
+  }
 }
 
 AccessCounts Adapter::Counts() const {

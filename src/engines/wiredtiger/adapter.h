@@ -19,7 +19,8 @@
 //
 // The index matters only while the Controller simulates; in between, a hit
 // is a count (Controller::RecordAppAccessUnidentified), so the hit path of
-// a stable run stays a thread-local check and relaxed counters.
+// a stable run stays a thread-local check and relaxed counters. Suspended
+// (Db::Suspend), operations are counted and not reported at all.
 //
 // Thread-safe. The index takes a shared lock to find and an exclusive one
 // to learn (a learn follows a read, which costs far more).
@@ -35,6 +36,7 @@
 
 #include "engines/wiredtiger/file_system.h"
 #include "engines/wiredtiger/leaf_page_index.h"
+#include "online/controller_link.h"
 #include "symbiosis/controller.h"
 #include "symbiosis/sched_times.h"
 #include "symbiosis/thread_counters.h"
@@ -65,7 +67,12 @@ class Adapter {
 
   // REQUIRES: no operation is running (before WiredTiger opens or after it
   // closed); `controller` outlives its use here.
-  void SetController(Controller* controller) { controller_ = controller; }
+  void SetController(Controller* controller) { link_.Set(controller); }
+  // See ControllerLink::Suspend.
+  void Suspend(bool suspended) { link_.Suspend(suspended); }
+  bool suspended() const { return link_.suspended(); }
+  // The slowdown the file system gives SampledThreadSchedTimes for a read.
+  uint32_t SchedSampleSlowdown() const { return link_.SchedSampleSlowdown(); }
   // Pages are reported at their in-memory size divided by `fill` (the
   // share of the cache the engine keeps filled). REQUIRES: as
   // SetController; 0 < fill <= 1.
@@ -108,7 +115,7 @@ class Adapter {
 
   Block ToBlock(uint64_t file_id, const LeafPage& page) const;
 
-  Controller* controller_ = nullptr;
+  ControllerLink link_;
   double fill_ = 1;
   ThreadCounters<Counters> counts_;
   mutable std::shared_mutex index_mu_;

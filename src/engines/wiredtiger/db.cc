@@ -144,6 +144,7 @@ class DbImpl final : public Db {
   WT_CONNECTION* connection() const override { return connection_; }
   Stats GetStats() const override;
   void SetAppCacheCapacity(uint64_t bytes) override { resizer_->SetAppCacheCapacity(bytes); }
+  void Suspend(bool suspended) override { adapter_.Suspend(suspended); }
 
  private:
   void BeginAccess(std::string_view uri, std::string_view key) const override {
@@ -236,9 +237,18 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   adapter_.SetCacheFill(options_.cache_fill);
   adapter_.SetController(controller_.get());
   if (options_.memory_bytes == 0) {
+    // The cache's bytes in use stay near cache_fill of cache_size, but the
+    // process's memory grows with cache_size itself (bench/wiredtiger.md
+    // section 10): a cache counts as cache_size once it is that full, so
+    // the page cache's room at the current cache_size is what the cgroup
+    // shows, not 15-20% less.
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory,
-        [this] { return EngineStats({WT_STAT_CONN_CACHE_BYTES_INUSE})[0]; },
+        [this] {
+          const double in_use = EngineStats({WT_STAT_CONN_CACHE_BYTES_INUSE})[0];
+          return std::min(resizer_->capacity(),
+                          static_cast<uint64_t>(in_use / options_.cache_fill));
+        },
         ReleaseFreeHeap, controller_.get(), std::chrono::seconds(1));
   }
   return Status{};
@@ -292,6 +302,7 @@ Stats DbImpl::GetStats() const {
   s.app_usage_bytes = engine[0];
   s.engine_pages_requested = engine[1];
   s.engine_pages_read = engine[2];
+  s.suspended = adapter_.suspended();
   if (controller_) s.controller = controller_->Stats();
   return s;
 }

@@ -270,6 +270,53 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   EXPECT_LT(stats.unidentified_hits, stats.app_hits / 10 + 10);
 }
 
+// Suspended, marked lookups are counted but the Controller sees none and
+// the cache stays its size; resumed, it sees them again. What WiredTiger
+// returns does not change. A static DB has nothing to suspend.
+TEST_F(WiredTigerTest, SuspendedLookupsAreCountedButNotReported) {
+  constexpr int kKeys = 4'000;
+  Fill(kKeys);
+  Options o;
+  o.extensions = {kSnappyExtension};
+  o.memory_bytes = 64 * kMiB;
+  std::unique_ptr<Db> db;
+  Status s = Open(o, home_, &db);
+  ASSERT_TRUE(s.ok()) << s.message;
+  const auto read_all = [&](Reader& reader) {
+    for (int i = 0; i < kKeys; ++i) ASSERT_EQ(reader.Get(*db, Key(i)), Value(i)) << i;
+  };
+  {
+    Reader reader(db->connection());
+    read_all(reader);
+  }
+  const Stats before = db->GetStats();
+  ASSERT_GT(before.controller.accesses, 0u);
+  db->Suspend(true);
+  {
+    Reader reader(db->connection());
+    read_all(reader);
+  }
+  const Stats suspended = db->GetStats();
+  EXPECT_TRUE(suspended.suspended);
+  EXPECT_EQ(suspended.lookups - before.lookups, uint64_t(kKeys));
+  EXPECT_EQ(suspended.controller.accesses, before.controller.accesses);
+  EXPECT_EQ(suspended.app_capacity_bytes, before.app_capacity_bytes);
+  db->Suspend(false);
+  {
+    Reader reader(db->connection());
+    read_all(reader);
+  }
+  const Stats resumed = db->GetStats();
+  EXPECT_FALSE(resumed.suspended);
+  // The Controller's clock advances per thread in chunks of 1,024.
+  EXPECT_GT(resumed.controller.accesses, suspended.controller.accesses + kKeys - 2 * 1024);
+  db.reset();
+
+  ASSERT_TRUE(Open(StaticOptions(64 * kMiB, 16 * kMiB), home_, &db).ok());
+  db->Suspend(true);
+  EXPECT_FALSE(db->GetStats().suspended);
+}
+
 // Open times a few direct reads of the table for the Controller's
 // first device-read costs, unless told not to.
 TEST_F(WiredTigerTest, OpenMeasuresWhatADeviceReadCosts) {

@@ -93,8 +93,9 @@ int Read(WT_FILE_HANDLE* h, WT_SESSION*, wt_off_t offset, size_t length, void* b
     return ReadFully(handle->fd, buf, length, offset);
   }
   const bool resident = handle->probe->IsResident(static_cast<uint64_t>(offset), length);
-  const std::optional<SchedTimes> sched = SampledThreadSchedTimes(
-      resident ? SampleSite::kSecondTierHit : SampleSite::kDeviceRead);
+  const std::optional<SchedTimes> sched =
+      SampledThreadSchedTimes(resident ? SampleSite::kSecondTierHit : SampleSite::kDeviceRead,
+                              handle->adapter->SchedSampleSlowdown());
   const uint64_t start = SteadyNowNs();
   const int error = ReadFully(handle->fd, buf, length, offset);
   if (error != 0) return error;
