@@ -102,7 +102,7 @@ struct Options {
   // shows the process growing 0.98 bytes per byte of cache_size under
   // jemalloc and about 1.06 under glibc, though WiredTiger fills only
   // 80-95% of the cache (its page structures and the allocator take the
-  // rest): 0. At -0.15 the kernel ghost gave the page cache 5 MiB too much
+  // rest): 0. At -0.15 the kernel ghost gave the page cache 3 MiB too much
   // room beside a 52 MiB cache and the Controller chose the page cache's
   // cliff (bench/wiredtiger.md section 10); at 0.3 it stopped a step short
   // of M where M was best (sections 2 and 5).

@@ -86,10 +86,16 @@ class WiredTigerTest : public ::testing::Test {
  protected:
   WiredTigerTest() : temp_("symbiosis_wiredtiger_test"), home_(temp_.path("wt")) {}
 
-  static Options StaticOptions(uint64_t memory, uint64_t cache) {
+  // Symbiosis sizes the cache within `memory`.
+  static Options AdaptiveOptions(uint64_t memory) {
     Options o;
     o.extensions = {kSnappyExtension};
     o.memory_bytes = memory;
+    return o;
+  }
+
+  static Options StaticOptions(uint64_t memory, uint64_t cache) {
+    Options o = AdaptiveOptions(memory);
     o.adaptive = false;
     o.static_app_bytes = cache;
     return o;
@@ -238,9 +244,7 @@ TEST_F(WiredTigerTest, StaticCacheSizeIsApplied) {
 TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   constexpr int kKeys = 20'000;
   Fill(kKeys);
-  Options o;
-  o.extensions = {kSnappyExtension};
-  o.memory_bytes = 64 * kMiB;
+  Options o = AdaptiveOptions(64 * kMiB);
   o.controller.window_accesses = 2'000;
   o.controller.round_warmup_accesses = 4'000;
   o.controller.max_round_warmup_accesses = 8'000;
@@ -276,9 +280,7 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
 TEST_F(WiredTigerTest, SuspendedLookupsAreCountedButNotReported) {
   constexpr int kKeys = 4'000;
   Fill(kKeys);
-  Options o;
-  o.extensions = {kSnappyExtension};
-  o.memory_bytes = 64 * kMiB;
+  Options o = AdaptiveOptions(64 * kMiB);
   std::unique_ptr<Db> db;
   Status s = Open(o, home_, &db);
   ASSERT_TRUE(s.ok()) << s.message;
@@ -325,9 +327,7 @@ TEST_F(WiredTigerTest, OpenMeasuresWhatADeviceReadCosts) {
     GTEST_SKIP() << "no direct I/O under " << home_ << " (tmpfs?); set TMPDIR to a disk";
   }
   for (const bool measure : {true, false}) {
-    Options o;
-    o.extensions = {kSnappyExtension};
-    o.memory_bytes = 64 * kMiB;
+    Options o = AdaptiveOptions(64 * kMiB);
     o.measure_device_read_cost = measure;
     std::unique_ptr<Db> db;
     const Status s = Open(o, home_, &db);
