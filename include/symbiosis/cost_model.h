@@ -54,6 +54,12 @@ struct CpuLoad {
   double base_cpu = 0;  // c_0, the caller's unit per access
 };
 
+// The share of accesses that reach the device: application misses that
+// the page cache missed too. REQUIRES: hit ratios in [0, 1].
+inline double DeviceReadsPerAccess(double hit_app, double hit_kernel) {
+  return (1 - hit_app) * (1 - hit_kernel);
+}
+
 // L_e with `stores` = S per access. REQUIRES: hit ratios in [0, 1],
 // costs >= 0, stores >= 0.
 inline double ExpectedLatency(double hit_app, double hit_kernel, const MissCosts& costs,
@@ -66,7 +72,7 @@ inline double ExpectedLatency(double hit_app, double hit_kernel, const MissCosts
 inline double AccessTime(double hit_app, double hit_kernel, const MissCosts& costs,
                          const CpuLoad& load, double stores = 0) {
   const double app_miss = 1 - hit_app;
-  const double device = app_miss * (1 - hit_kernel);
+  const double device = DeviceReadsPerAccess(hit_app, hit_kernel);
   const double miss_cpu = costs.kernel_miss_cpu < costs.kernel_miss ? costs.kernel_miss_cpu
                                                                      : costs.kernel_miss;
   const double cpu = load.base_cpu + app_miss * costs.app_miss + device * miss_cpu +

@@ -17,10 +17,6 @@ std::string Format(const char* format, double a, double b = 0, double c = 0) {
 
 std::string MiB(uint64_t bytes) { return Format("%.1f MiB", bytes / 1048576.0); }
 
-double DeviceReadsPerAccess(double hit_app, double hit_kernel) {
-  return (1 - hit_app) * (1 - hit_kernel);
-}
-
 void Append(uint64_t ma_bytes, std::vector<uint64_t>* trials) {
   if (std::find(trials->begin(), trials->end(), ma_bytes) == trials->end()) {
     trials->push_back(ma_bytes);
