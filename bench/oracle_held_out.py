@@ -30,6 +30,7 @@ often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
 """
 import argparse
 import json
+import signal
 import statistics
 import sys
 from collections import Counter
@@ -151,4 +152,5 @@ def print_per_size(cells: Dict[Tuple[str, float], dict]) -> None:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly
     main()

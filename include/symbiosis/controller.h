@@ -119,11 +119,17 @@ struct ControllerConfig {
   // reads per access moved by more than this. Unset: the engine's choice,
   // on in LevelDB (where every read hit the page cache, C_k was 120 us and
   // the share of C_a + C_k hid H_a going from 0.20 to 0.38, a layout 1.6x
-  // faster: bench/leveldb.md section 20), off elsewhere (in WiredTiger the
-  // parts rule reset M_a to M/4 on a 4-point swing of H_a late in two runs
-  // of eight, bench/wiredtiger.md section 9).
+  // faster: bench/leveldb.md section 20) and in WiredTiger (with the
+  // floor below on H_a), off in RocksDB.
   double change_floor = 0.01;
   std::optional<bool> change_floor_on_parts;
+  // With change_floor_on_parts, the floor on the application miss ratio's
+  // part; the device reads keep change_floor. Unset: change_floor, or the
+  // engine's choice: 0.10 in WiredTiger, whose H_a swings by 7-10 points
+  // between 2-second intervals at one M_a (a floor of one point reset M_a
+  // to M/4 late in two runs of eight, bench/wiredtiger.md section 9),
+  // where a data set that halved moved it 15-19 points (section 14).
+  std::optional<double> app_miss_change_floor;
   // In Stable, the reference is the mean of change_base_windows windows
   // after the caches warmed, and change_confirm_windows windows in a row
   // must differ from it: at a page-cache cliff one window's L_e swings by
@@ -204,12 +210,16 @@ struct ControllerConfig {
   // fewest (in steps of 0.005 per access, then by score) wins: near a
   // second tier's cliff the model undercounts reads, and a read costs
   // more than its per-event price.
-  // 0: off. Unset: the engine's choice, 0.03 in RocksDB's engine budget
-  // and off elsewhere. There, in zipfian and hotspot30 at M/D_u 0.8, 21 of
-  // 24 first rounds ranked 40 MiB best with 32 within 0.2-2%, 40
-  // predicting 0.009-0.011 reads per access where 32 predicted 0.0003:
-  // RocksDB measured H_k 0.95 at 40 against the model's 0.968, and 32 ran
-  // 5-10% faster than 40 (bench/rocksdb.md sections 16 and 17).
+  // 0: off. Unset: the engine's choice, 0.03 in RocksDB's engine budget,
+  // 0.08 in WiredTiger, off in LevelDB. In RocksDB's zipfian and
+  // hotspot30 at M/D_u 0.8, 21 of 24 first rounds ranked 40 MiB best with
+  // 32 within 0.2-2%, 40 predicting 0.009-0.011 reads per access where 32
+  // predicted 0.0003: RocksDB measured H_k 0.95 at 40 against the model's
+  // 0.968, and 32 ran 5-10% faster than 40 (bench/rocksdb.md sections 16
+  // and 17). In WiredTiger's hotspot20 at 0.4, 52 MiB ranked 3.2-5.7%
+  // ahead of 46 (0.014-0.019 reads per access against none) and ran
+  // 15-30% slower, its CPU per access outside the reads 3.5 us higher (the
+  // cgroup is full there: likely reclaim; bench/wiredtiger.md section 14).
   std::optional<double> read_tie_margin;
 
   // --- Resizing ---

@@ -100,6 +100,9 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.max_trials > 0, "max_trials must be at least 1 (default 2); trial_band = 0 turns "
                             "trials off");
   Require(c.change_floor >= 0 && c.change_floor < 1, "change_floor must be in [0, 1), e.g. 0.01");
+  Require(!c.app_miss_change_floor ||
+              (*c.app_miss_change_floor >= 0 && *c.app_miss_change_floor < 1),
+          "app_miss_change_floor must be in [0, 1), e.g. 0.1 (unset: change_floor)");
   Require(c.change_base_windows >= 1 && c.change_confirm_windows >= 1,
           "change_base_windows and change_confirm_windows must be at least 1 (defaults 3, 2)");
   Require(c.model_tolerance > 0 && std::isfinite(c.model_tolerance),

@@ -50,6 +50,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.read_tie_margin = -0.01;
   ExpectRejected(c, "read_tie_margin");
   c = Budget(m);
+  c.app_miss_change_floor = 1;
+  ExpectRejected(c, "app_miss_change_floor");
+  c = Budget(m);
   c.trial_min_seconds = -1;
   ExpectRejected(c, "trial_min_seconds");
   c = Budget(m);

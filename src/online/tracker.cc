@@ -59,7 +59,9 @@ double Tracker::Score(const CandidateStats& c) const {
 // reads measured at 120 us the share took H_a from 0.20 to 0.38 at 8 MiB
 // for noise, a layout 1.6x faster (LevelDB's hotspot20 2M -> M,
 // bench/leveldb.md section 20). At a page-cache cliff the device reads
-// swing by half a point from window to window, and stay noise.
+// swing by half a point from window to window, and stay noise. H_a may
+// have a floor of its own (app_miss_change_floor): WiredTiger's swings
+// by more than its device reads do.
 bool Tracker::Changed(const Measurement& m, const Measurement& reference) const {
   const double at = Latency(reference);
   const double delta = std::fabs(Latency(m) - at);
@@ -70,7 +72,8 @@ bool Tracker::Changed(const Measurement& m, const Measurement& reference) const 
   const double app = std::fabs(m.hit_app - reference.hit_app);
   const double device = std::fabs(DeviceReadsPerAccess(m.hit_app, m.hit_kernel) -
                                   DeviceReadsPerAccess(reference.hit_app, reference.hit_kernel));
-  return std::max(app, device) > config_.change_floor;
+  return app > config_.app_miss_change_floor.value_or(config_.change_floor) ||
+         device > config_.change_floor;
 }
 
 uint64_t Tracker::next_deadline() const {

@@ -541,6 +541,37 @@ TEST(TrackerTest, TheChangeFloorIsOnTheMissRatioAndTheDeviceReads) {
   EXPECT_EQ(cliff.sim.begins, 1);
 }
 
+// H_a may have a floor of its own: WiredTiger's swings by 7-10 points
+// between windows at one M_a, where a data set that halved moved it 17
+// (bench/wiredtiger.md section 14). The device reads keep change_floor.
+TEST(TrackerTest, TheApplicationMissRatioMayHaveAFloorOfItsOwn) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.costs = MissCosts{12, 300};
+  c.change_floor_on_parts = true;
+  c.app_miss_change_floor = 0.10;
+  Harness h(c);
+  h.Start();
+  h.Run(6000, 0.63, 1.0);  // L_e 4.4
+  ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
+  for (int window = 0; window < 12; ++window) {  // H_a 0.56 and 0.70 by turns
+    h.Run(1000, window % 2 == 0 ? 0.56 : 0.70, 1.0);
+  }
+  EXPECT_EQ(h.sim.begins, 0);
+  h.Run(3000, 0.80, 1.0);  // 17 points: the data set shrank
+  ASSERT_EQ(h.sim.begins, 1);
+  EXPECT_NE(h.LastRound().trigger.find("fell"), std::string::npos) << h.LastRound().trigger;
+
+  Harness device(c);
+  device.Start();
+  device.Run(6000, 0.63, 1.0);
+  ASSERT_EQ(device.tracker->state(), ControllerState::kStable);
+  device.Run(3000, 0.63, 1 - 0.02 / 0.37);  // 0.02 device reads per access
+  ASSERT_EQ(device.sim.begins, 1);
+  EXPECT_NE(device.LastRound().trigger.find("rose"), std::string::npos)
+      << device.LastRound().trigger;
+}
+
 TEST(TrackerTest, AbandonsARoundWhenLeRisesDuringItAndBacksOffUnderChurn) {
   ControllerConfig c = SmallConfig();
   c.max_abandoned_rounds = 2;

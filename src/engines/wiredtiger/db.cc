@@ -216,6 +216,12 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   c.default_app_bytes = std::max(c.default_app_bytes, floor);
   c.second_tier_owned = false;
   c.app_cache_overhead = options_.kernel_app_cache_overhead;
+  // At the page cache's cliff a device read costs more than A charges it,
+  // and H_a swings by several points between windows (controller.h,
+  // read_tie_margin and app_miss_change_floor).
+  if (!c.read_tie_margin) c.read_tie_margin = 0.08;
+  if (!c.change_floor_on_parts) c.change_floor_on_parts = true;
+  if (!c.app_miss_change_floor) c.app_miss_change_floor = 0.10;
   const std::vector<std::pair<std::string, uint64_t>> files = DataFiles(home);
   uint64_t data_bytes = 0;  // the tables', not WiredTiger's own files
   for (const auto& [name, size] : files) {
