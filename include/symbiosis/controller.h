@@ -124,12 +124,19 @@ struct ControllerConfig {
   double change_floor = 0.01;
   std::optional<bool> change_floor_on_parts;
   // With change_floor_on_parts, the floor on the application miss ratio's
-  // part; the device reads keep change_floor. Unset: change_floor, or the
-  // engine's choice: 0.10 in WiredTiger, whose H_a swings by 7-10 points
-  // between 2-second intervals at one M_a (a floor of one point reset M_a
-  // to M/4 late in two runs of eight, bench/wiredtiger.md section 9),
-  // where a data set that halved moved it 15-19 points (section 14).
+  // part. Unset: change_floor, or the engine's choice: 0.10 in WiredTiger,
+  // whose H_a swings by 7-10 points between 2-second intervals at one M_a
+  // (a floor of one point reset M_a to M/4 late in two runs of eight,
+  // bench/wiredtiger.md section 9), where a data set that halved moved it
+  // 15-19 points (section 14).
   std::optional<double> app_miss_change_floor;
+  // With change_floor_on_parts, the floor on the device reads per access.
+  // Unset: change_floor, or the engine's choice: 0.02 in WiredTiger, whose
+  // device reads at the page cache's cliff swing between 0.029 and 0.051
+  // per access from one 2-second interval to the next under glibc's heap
+  // (a floor of 0.01 reset M_a to M/4 at M: bench/wiredtiger.md sections
+  // 17-18).
+  std::optional<double> device_read_change_floor;
   // In Stable, the reference is the mean of change_base_windows windows
   // after the caches warmed, and change_confirm_windows windows in a row
   // must differ from it: at a page-cache cliff one window's L_e swings by
@@ -365,8 +372,20 @@ struct RoundStats {
   std::vector<TrialStats> trials;
 };
 
+// The decision settings in force, the engine's choices resolved: what a
+// run's results were measured with.
+struct DecisionSettings {
+  double min_app_fraction = 0;
+  double read_tie_margin = 0;
+  bool change_floor_on_parts = false;
+  double change_floor = 0;
+  double app_miss_change_floor = 0;
+  double device_read_change_floor = 0;
+};
+
 struct ControllerStats {
   ControllerState state = ControllerState::kStable;
+  DecisionSettings settings;
   uint64_t memory_bytes = 0;      // M
   double sample_rate = 0;         // R
   // With rocksdb_cache_model, the engine's caches' shard bits that the

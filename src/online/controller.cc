@@ -103,6 +103,9 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(!c.app_miss_change_floor ||
               (*c.app_miss_change_floor >= 0 && *c.app_miss_change_floor < 1),
           "app_miss_change_floor must be in [0, 1), e.g. 0.1 (unset: change_floor)");
+  Require(!c.device_read_change_floor ||
+              (*c.device_read_change_floor >= 0 && *c.device_read_change_floor < 1),
+          "device_read_change_floor must be in [0, 1), e.g. 0.02 (unset: change_floor)");
   Require(c.change_base_windows >= 1 && c.change_confirm_windows >= 1,
           "change_base_windows and change_confirm_windows must be at least 1 (defaults 3, 2)");
   Require(c.model_tolerance > 0 && std::isfinite(c.model_tolerance),
@@ -200,6 +203,12 @@ std::string ToJson(const ControllerStats& s) {
   j += "\"state\": " + JsonString(ControllerStateName(s.state));
   j += ", \"memory_bytes\": " + std::to_string(s.memory_bytes);
   j += ", \"sample_rate\": " + JsonNumber(s.sample_rate);
+  j += ", \"settings\": {\"min_app_fraction\": " + JsonNumber(s.settings.min_app_fraction) +
+       ", \"read_tie_margin\": " + JsonNumber(s.settings.read_tie_margin) +
+       ", \"change_floor_on_parts\": " + JsonBool(s.settings.change_floor_on_parts) +
+       ", \"change_floor\": " + JsonNumber(s.settings.change_floor) +
+       ", \"app_miss_change_floor\": " + JsonNumber(s.settings.app_miss_change_floor) +
+       ", \"device_read_change_floor\": " + JsonNumber(s.settings.device_read_change_floor) + "}";
   if (s.block_cache_shard_bits >= 0) {
     j += ", \"shard_bits\": {\"block_cache\": " + std::to_string(s.block_cache_shard_bits) +
          ", \"secondary_cache\": " + std::to_string(s.secondary_cache_shard_bits) + "}";

@@ -53,6 +53,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.app_miss_change_floor = 1;
   ExpectRejected(c, "app_miss_change_floor");
   c = Budget(m);
+  c.device_read_change_floor = -0.5;
+  ExpectRejected(c, "device_read_change_floor");
+  c = Budget(m);
   c.trial_min_seconds = -1;
   ExpectRejected(c, "trial_min_seconds");
   c = Budget(m);

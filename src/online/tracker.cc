@@ -59,9 +59,10 @@ double Tracker::Score(const CandidateStats& c) const {
 // reads measured at 120 us the share took H_a from 0.20 to 0.38 at 8 MiB
 // for noise, a layout 1.6x faster (LevelDB's hotspot20 2M -> M,
 // bench/leveldb.md section 20). At a page-cache cliff the device reads
-// swing by half a point from window to window, and stay noise. H_a may
-// have a floor of its own (app_miss_change_floor): WiredTiger's swings
-// by more than its device reads do.
+// swing by half a point from window to window, and stay noise. Each part
+// may have a floor of its own (app_miss_change_floor,
+// device_read_change_floor): WiredTiger's H_a swings by 7-10 points, and
+// under glibc's heap its device reads by two at the cliff.
 bool Tracker::Changed(const Measurement& m, const Measurement& reference) const {
   const double at = Latency(reference);
   const double delta = std::fabs(Latency(m) - at);
@@ -73,7 +74,7 @@ bool Tracker::Changed(const Measurement& m, const Measurement& reference) const 
   const double device = std::fabs(DeviceReadsPerAccess(m.hit_app, m.hit_kernel) -
                                   DeviceReadsPerAccess(reference.hit_app, reference.hit_kernel));
   return app > config_.app_miss_change_floor.value_or(config_.change_floor) ||
-         device > config_.change_floor;
+         device > config_.device_read_change_floor.value_or(config_.change_floor);
 }
 
 uint64_t Tracker::next_deadline() const {
@@ -980,6 +981,13 @@ void Tracker::EnterSettling() {
 ControllerStats Tracker::Stats() const {
   ControllerStats s;
   s.state = state_;
+  s.settings.min_app_fraction = config_.min_app_fraction;
+  s.settings.read_tie_margin = config_.read_tie_margin.value_or(0);
+  s.settings.change_floor_on_parts = config_.change_floor_on_parts.value_or(false);
+  s.settings.change_floor = config_.change_floor;
+  s.settings.app_miss_change_floor = config_.app_miss_change_floor.value_or(config_.change_floor);
+  s.settings.device_read_change_floor =
+      config_.device_read_change_floor.value_or(config_.change_floor);
   s.memory_bytes = memory_bytes_;
   s.app_bytes = applied_;
   s.target_app_bytes = target_;

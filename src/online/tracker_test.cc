@@ -572,6 +572,37 @@ TEST(TrackerTest, TheApplicationMissRatioMayHaveAFloorOfItsOwn) {
       << device.LastRound().trigger;
 }
 
+// So may the device reads: under glibc's heap WiredTiger's swing between
+// 0.029 and 0.051 per access at the page cache's cliff, two windows in a
+// row on one side at times (bench/wiredtiger.md section 18), where a data set that grew
+// past the page cache adds several points.
+TEST(TrackerTest, TheDeviceReadsMayHaveAFloorOfTheirOwn) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  c.costs = MissCosts{12, 300};
+  c.change_floor_on_parts = true;
+  c.device_read_change_floor = 0.02;
+  const auto kernel_hits = [](double device_reads) { return 1 - device_reads / 0.37; };
+  Harness h(c);
+  h.Start();
+  h.Run(6000, 0.63, kernel_hits(0.04));  // L_e 16.4
+  ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
+  const double swings[] = {0.029, 0.051, 0.051, 0.029, 0.029, 0.051};
+  for (int window = 0; window < 12; ++window) h.Run(1000, 0.63, kernel_hits(swings[window % 6]));
+  EXPECT_EQ(h.sim.begins, 0);
+  h.Run(3000, 0.63, kernel_hits(0.07));  // three points more
+  ASSERT_EQ(h.sim.begins, 1);
+  EXPECT_NE(h.LastRound().trigger.find("rose"), std::string::npos) << h.LastRound().trigger;
+
+  c.device_read_change_floor.reset();  // change_floor: 0.01
+  Harness tight(c);
+  tight.Start();
+  tight.Run(6000, 0.63, kernel_hits(0.04));
+  ASSERT_EQ(tight.tracker->state(), ControllerState::kStable);
+  for (int window = 0; window < 12; ++window) tight.Run(1000, 0.63, kernel_hits(swings[window % 6]));
+  EXPECT_GE(tight.sim.begins, 1);
+}
+
 TEST(TrackerTest, AbandonsARoundWhenLeRisesDuringItAndBacksOffUnderChurn) {
   ControllerConfig c = SmallConfig();
   c.max_abandoned_rounds = 2;

@@ -138,6 +138,7 @@ TEST_P(SameAsStockTest, StoresAndReturnsWhatStockLevelDbDoes) {
   }
   if (adaptive) {
     EXPECT_EQ(stats.controller.accesses, stats.lookups);
+    EXPECT_TRUE(stats.controller.settings.change_floor_on_parts);  // LevelDB's choice
   }
 
   // Reopen: the contents survive, table file ids are the same numbers.

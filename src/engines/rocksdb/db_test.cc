@@ -122,6 +122,8 @@ TEST_F(RocksDbTest, TheControllerSeesPlacedAccessesAndSplitsTheBudget) {
   }
   const Stats s = db->GetStats();
   EXPECT_EQ(s.controller.sample_rate, 1.0) << "a 10 MB DB is sampled whole";
+  EXPECT_DOUBLE_EQ(s.controller.settings.read_tie_margin, 0.03);  // the engine budget's
+  EXPECT_FALSE(s.controller.settings.change_floor_on_parts);
   // The model's shards are the engine's caches': RocksDB's defaults for
   // the 8 MiB and 24 MiB they were created with.
   EXPECT_EQ(s.controller.block_cache_shard_bits, 4);

@@ -217,11 +217,13 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   c.second_tier_owned = false;
   c.app_cache_overhead = options_.kernel_app_cache_overhead;
   // At the page cache's cliff a device read costs more than A charges it,
-  // and H_a swings by several points between windows (controller.h,
-  // read_tie_margin and app_miss_change_floor).
+  // H_a swings by several points between windows and the device reads by
+  // two (controller.h, read_tie_margin, app_miss_change_floor and
+  // device_read_change_floor).
   if (!c.read_tie_margin) c.read_tie_margin = 0.08;
   if (!c.change_floor_on_parts) c.change_floor_on_parts = true;
   if (!c.app_miss_change_floor) c.app_miss_change_floor = 0.10;
+  if (!c.device_read_change_floor) c.device_read_change_floor = 0.02;
   const std::vector<std::pair<std::string, uint64_t>> files = DataFiles(home);
   uint64_t data_bytes = 0;  // the tables', not WiredTiger's own files
   for (const auto& [name, size] : files) {

@@ -274,6 +274,34 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   EXPECT_LT(stats.unidentified_hits, stats.app_hits / 10 + 10);
 }
 
+// WiredTiger's own decision settings (controller.h; docs/wiredtiger.md),
+// unless the application chose its own.
+TEST_F(WiredTigerTest, TheControllerRunsWithWiredTigersSettingsUnlessGivenOthers) {
+  Fill(2'000);
+  {
+    std::unique_ptr<Db> db;
+    ASSERT_TRUE(Open(AdaptiveOptions(64 * kMiB), home_, &db).ok());
+    const DecisionSettings s = db->GetStats().controller.settings;
+    EXPECT_DOUBLE_EQ(s.min_app_fraction, 0.25);
+    EXPECT_DOUBLE_EQ(s.read_tie_margin, 0.08);
+    EXPECT_TRUE(s.change_floor_on_parts);
+    EXPECT_DOUBLE_EQ(s.app_miss_change_floor, 0.10);
+    EXPECT_DOUBLE_EQ(s.device_read_change_floor, 0.02);
+  }
+  Options o = AdaptiveOptions(64 * kMiB);
+  o.controller.read_tie_margin = 0;
+  o.controller.change_floor_on_parts = false;
+  o.controller.app_miss_change_floor = 0.05;
+  o.controller.device_read_change_floor = 0.03;
+  std::unique_ptr<Db> db;
+  ASSERT_TRUE(Open(o, home_, &db).ok());
+  const DecisionSettings s = db->GetStats().controller.settings;
+  EXPECT_DOUBLE_EQ(s.read_tie_margin, 0);
+  EXPECT_FALSE(s.change_floor_on_parts);
+  EXPECT_DOUBLE_EQ(s.app_miss_change_floor, 0.05);
+  EXPECT_DOUBLE_EQ(s.device_read_change_floor, 0.03);
+}
+
 // Suspended, marked lookups are counted but the Controller sees none and
 // the cache stays its size; resumed, it sees them again. What WiredTiger
 // returns does not change. A static DB has nothing to suspend.
