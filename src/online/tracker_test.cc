@@ -573,9 +573,9 @@ TEST(TrackerTest, TheApplicationMissRatioMayHaveAFloorOfItsOwn) {
 }
 
 // So may the device reads: under glibc's heap WiredTiger's swing between
-// 0.029 and 0.051 per access at the page cache's cliff, two windows in a
-// row on one side at times (bench/wiredtiger.md section 18), where a data set that grew
-// past the page cache adds several points.
+// 0.029 and 0.051 per access at the page cache's cliff, at times two
+// windows in a row on one side (bench/wiredtiger.md section 17), where a
+// data set that grew past the page cache adds several points.
 TEST(TrackerTest, TheDeviceReadsMayHaveAFloorOfTheirOwn) {
   ControllerConfig c = SmallConfig();
   c.start_with_round = false;
