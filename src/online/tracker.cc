@@ -23,11 +23,24 @@ void Append(uint64_t ma_bytes, std::vector<uint64_t>* trials) {
   }
 }
 
+// An unset tie margin is none; an unset part floor is change_floor.
+DecisionSettings Resolve(const ControllerConfig& c) {
+  DecisionSettings s;
+  s.min_app_fraction = c.min_app_fraction;
+  s.read_tie_margin = c.read_tie_margin.value_or(0);
+  s.change_floor_on_parts = c.change_floor_on_parts.value_or(false);
+  s.change_floor = c.change_floor;
+  s.app_miss_change_floor = c.app_miss_change_floor.value_or(c.change_floor);
+  s.device_read_change_floor = c.device_read_change_floor.value_or(c.change_floor);
+  return s;
+}
+
 }  // namespace
 
 Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
                  RoundSimulator* simulator)
     : config_(config),
+      settings_(Resolve(config)),
       memory_bytes_(memory_bytes),
       step_bytes_(config.resize_step_bytes ? config.resize_step_bytes
                                            : std::max<uint64_t>(memory_bytes / 16, 1)),
@@ -67,14 +80,13 @@ bool Tracker::Changed(const Measurement& m, const Measurement& reference) const 
   const double at = Latency(reference);
   const double delta = std::fabs(Latency(m) - at);
   if (delta <= config_.change_threshold * at) return false;
-  if (!config_.change_floor_on_parts.value_or(false)) {
+  if (!settings_.change_floor_on_parts) {
     return delta > config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
   }
   const double app = std::fabs(m.hit_app - reference.hit_app);
   const double device = std::fabs(DeviceReadsPerAccess(m.hit_app, m.hit_kernel) -
                                   DeviceReadsPerAccess(reference.hit_app, reference.hit_kernel));
-  return app > config_.app_miss_change_floor.value_or(config_.change_floor) ||
-         device > config_.device_read_change_floor.value_or(config_.change_floor);
+  return app > settings_.app_miss_change_floor || device > settings_.device_read_change_floor;
 }
 
 uint64_t Tracker::next_deadline() const {
@@ -666,7 +678,7 @@ void Tracker::FinishRound() {
     const CandidateStats& scored = round_.candidates[scored_best];
     round_.reason += " (M_a " + MiB(scored.ma_bytes) + " scores " + score +
                      Format(" %.3g, within %.0f%%, with more device reads: a tie, the fewer reads win)",
-                            Score(scored), 100 * config_.read_tie_margin.value_or(0));
+                            Score(scored), 100 * settings_.read_tie_margin);
   }
   abandoned_in_row_ = 0;
   const bool stays = round_.decision != "adopted";
@@ -699,7 +711,7 @@ int64_t Tracker::ReadsStep(const CandidateStats& c) {
 // slower (bench/rocksdb.md section 18); at 0.8, 32 MiB's 0.0003 against
 // 40's 0.01 was the cliff (section 17).
 size_t Tracker::WinnerOfTie(size_t best) const {
-  const double margin = config_.read_tie_margin.value_or(0);
+  const double margin = settings_.read_tie_margin;
   if (margin <= 0) return best;
   const double tied = (1 + margin) * Score(round_.candidates[best]);
   const double reads = kTieReadShare * DeviceReads(round_.candidates[best]);
@@ -981,13 +993,7 @@ void Tracker::EnterSettling() {
 ControllerStats Tracker::Stats() const {
   ControllerStats s;
   s.state = state_;
-  s.settings.min_app_fraction = config_.min_app_fraction;
-  s.settings.read_tie_margin = config_.read_tie_margin.value_or(0);
-  s.settings.change_floor_on_parts = config_.change_floor_on_parts.value_or(false);
-  s.settings.change_floor = config_.change_floor;
-  s.settings.app_miss_change_floor = config_.app_miss_change_floor.value_or(config_.change_floor);
-  s.settings.device_read_change_floor =
-      config_.device_read_change_floor.value_or(config_.change_floor);
+  s.settings = settings_;
   s.memory_bytes = memory_bytes_;
   s.app_bytes = applied_;
   s.target_app_bytes = target_;

@@ -190,6 +190,7 @@ class Tracker {
   bool CheckAfterRound();
 
   const ControllerConfig config_;
+  const DecisionSettings settings_;  // config_'s, unset ones resolved
   const uint64_t memory_bytes_;
   const uint64_t step_bytes_;
   RoundSimulator* const simulator_;
