@@ -133,6 +133,10 @@ struct Stats {
   // WiredTiger's own counters (connection statistics, fast).
   uint64_t engine_pages_requested = 0;
   uint64_t engine_pages_read = 0;
+  // Eviction workers active now: WiredTiger tunes their count between its
+  // eviction=(threads_min, threads_max), and with one or two the cache
+  // holds more than with six (bench/wiredtiger.md section 19).
+  uint64_t engine_eviction_workers = 0;
   bool suspended = false;      // see Db::Suspend
   ControllerStats controller;  // adaptive only
 };

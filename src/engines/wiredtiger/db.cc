@@ -305,11 +305,13 @@ Stats DbImpl::GetStats() const {
   s.index_wrong = c.index_wrong;
   s.index_guesses = c.index_guesses;
   s.index_guesses_wrong = c.index_guesses_wrong;
-  const std::vector<uint64_t> engine = EngineStats(
-      {WT_STAT_CONN_CACHE_BYTES_INUSE, WT_STAT_CONN_CACHE_PAGES_REQUESTED, WT_STAT_CONN_CACHE_READ});
+  const std::vector<uint64_t> engine =
+      EngineStats({WT_STAT_CONN_CACHE_BYTES_INUSE, WT_STAT_CONN_CACHE_PAGES_REQUESTED,
+                   WT_STAT_CONN_CACHE_READ, WT_STAT_CONN_CACHE_EVICTION_ACTIVE_WORKERS});
   s.app_usage_bytes = engine[0];
   s.engine_pages_requested = engine[1];
   s.engine_pages_read = engine[2];
+  s.engine_eviction_workers = engine[3];
   s.suspended = adapter_.suspended();
   if (controller_) s.controller = controller_->Stats();
   return s;

@@ -241,6 +241,19 @@ TEST_F(WiredTigerTest, StaticCacheSizeIsApplied) {
   EXPECT_EQ(db->GetStats().app_capacity_bytes, kMinCacheBytes);
 }
 
+TEST_F(WiredTigerTest, TheEvictionWorkersInForceAreReported) {
+  Fill(2'000);
+  for (const int workers : {2, 4}) {
+    Options o = StaticOptions(64 * kMiB, 16 * kMiB);
+    o.engine_config = "eviction=(threads_min=" + std::to_string(workers) +
+                      ",threads_max=" + std::to_string(workers) + ")";
+    std::unique_ptr<Db> db;
+    const Status s = Open(o, home_, &db);
+    ASSERT_TRUE(s.ok()) << s.message;
+    EXPECT_EQ(db->GetStats().engine_eviction_workers, static_cast<uint64_t>(workers));
+  }
+}
+
 TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   constexpr int kKeys = 20'000;
   Fill(kKeys);
