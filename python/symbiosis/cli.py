@@ -621,9 +621,11 @@ no root; kernel puts the page cache below the block cache and runs each
 configuration in a fresh memory cgroup of M + --reserve.""",
     "wiredtiger": """\
 Loads a WiredTiger table of D_u bytes (once; kept in --db-dir; snappy,
-32 KiB leaf pages), then runs each configuration for --duration with
---threads readers and reports throughput, mean/p95/p99 latency, the hit
-ratios H_a and H_k, and M_a (WiredTiger's cache_size):
+32 KiB leaf pages), opens it with four eviction workers as MongoDB does
+(eviction=(threads_min=4,threads_max=4): WiredTiger's own tuner of their
+count moved H_a between runs), then runs each configuration for
+--duration with --threads readers and reports throughput, mean/p95/p99
+latency, the hit ratios H_a and H_k, and M_a (WiredTiger's cache_size):
 
 """ + BENCH_CONFIGS + """
 

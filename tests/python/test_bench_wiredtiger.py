@@ -14,7 +14,8 @@ SMALL = ["--memory", "48MiB", "--data-size", "64MiB", "--duration", "3s", "--war
 
 def test_help_names_the_budget_and_the_floor(cli):
     text = cli("bench", "wiredtiger", "--help").stdout
-    for needle in ("kernel", "M/4", "static-default", "cache_size", "examples"):
+    for needle in ("kernel", "M/4", "static-default", "cache_size", "examples",
+                   "threads_min=4,threads_max=4"):
         assert needle in text
     # WiredTiger's own options, not RocksDB's: one budget, nothing to fall
     # back to, and its page-cache overhead.
