@@ -623,7 +623,8 @@ configuration in a fresh memory cgroup of M + --reserve.""",
 Loads a WiredTiger table of D_u bytes (once; kept in --db-dir; snappy,
 32 KiB leaf pages), opens it with four eviction workers as MongoDB does
 (eviction=(threads_min=4,threads_max=4): WiredTiger's own tuner of their
-count moved H_a between runs), then runs each configuration for
+count moved H_a between runs) and under jemalloc as WiredTiger advises
+(--allocator), then runs each configuration for
 --duration with --threads readers and reports throughput, mean/p95/p99
 latency, the hit ratios H_a and H_k, and M_a (WiredTiger's cache_size):
 
@@ -654,6 +655,19 @@ BENCH_BUDGETS = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kerne
                  "wiredtiger": ("kernel",)}
 # Per engine: Options::kernel_app_cache_overhead (the plugins' headers).
 BENCH_APP_CACHE_OVERHEAD = {"leveldb": 0.25, "rocksdb": 0.25, "wiredtiger": 0.0}
+# Per engine: the malloc every run gets unless --allocator says otherwise.
+# WiredTiger's documentation asks for tcmalloc or jemalloc in place of the
+# system's malloc, and MongoDB always ships it with tcmalloc; under glibc a
+# cache that has grown holds memory that its history left behind, which a
+# static run never pays (bench/wiredtiger.md section 20).
+BENCH_ALLOCATOR = {"leveldb": "system", "rocksdb": "system", "wiredtiger": "jemalloc"}
+ALLOCATOR_HELP = {
+    "leveldb": "as RocksDB's own builds link it",
+    "rocksdb": "as RocksDB's own builds link it",
+    "wiredtiger": "as WiredTiger's documentation advises (MongoDB ships it with tcmalloc); "
+                  "under glibc a cache that grew from M/4 runs about 10%% slower at the page "
+                  "cache's cliff than one that always had its size",
+}
 
 
 def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
@@ -735,11 +749,11 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                    help="kernel budget: the cgroup holds M + this, for the engine's memory "
                         "outside its caches (heap, memtables, index blocks); what that leaves "
                         "unused, the page cache gets beside M - M_a (default: 32MiB)")
-    p.add_argument("--allocator", choices=("system", "jemalloc"), default="system",
+    p.add_argument("--allocator", choices=("system", "jemalloc"), default=BENCH_ALLOCATOR[engine],
                    help="the malloc of every run: the system's (glibc) or jemalloc, "
-                        "preloaded (Debian's libjemalloc2), as RocksDB's own builds link it. "
+                        f"preloaded (Debian's libjemalloc2), {ALLOCATOR_HELP[engine]}. "
                         "It moves where the engine's blocks sit in memory, which shows where "
-                        "hits are cheap and after a resize (default: system)")
+                        "hits are cheap and after a resize (default: %(default)s)")
     p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where loaded DBs are kept (default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")

@@ -58,3 +58,16 @@ def test_help_defaults_are_the_plugins_own():
         header = (REPO / "include" / "symbiosis" / f"{engine}.h").read_text()
         found = re.search(r"double kernel_app_cache_overhead = (-?[0-9.]+);", header)
         assert found and float(found.group(1)) == default, engine
+
+
+def test_wiredtiger_runs_under_jemalloc_unless_told_otherwise(cli):
+    # WiredTiger's documentation asks for a scalable malloc; the other
+    # engines keep the system's, and every engine can be told either.
+    from symbiosis.cli import build_parser
+    parser = build_parser()
+    assert parser.parse_args(["bench", "wiredtiger"]).allocator == "jemalloc"
+    assert parser.parse_args(["bench", "wiredtiger", "--allocator", "system"]).allocator == "system"
+    assert parser.parse_args(["bench", "leveldb"]).allocator == "system"
+    assert parser.parse_args(["bench", "rocksdb"]).allocator == "system"
+    text = " ".join(cli("bench", "wiredtiger", "--help").stdout.split())
+    assert "(default: jemalloc)" in text and "tcmalloc" in text
