@@ -22,9 +22,9 @@ CONFIG = os.environ.get("AA_CONFIG", "static-max")
 _run_config = bench.run_config
 
 
-def run_config(db, name, args, show_progress, cpus=None, engine="leveldb"):
+def run_config(db, name, args, show_progress, cpus=None, engine="leveldb", preload=None):
     return _run_config(db, CONFIG if name == "symbiosis" else name, args, show_progress, cpus,
-                       engine)
+                       engine, preload)
 
 
 if __name__ == "__main__":

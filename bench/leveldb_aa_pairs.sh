@@ -4,7 +4,7 @@
 # the machine's noise hits both (bench/leveldb.md section 5).
 #   usage: bench/leveldb_aa_pairs.sh OUT_DIR [PAIRS]   (as root)
 # Environment (defaults in brackets):
-#   DB         a DB of `symbiosis bench leveldb`      [leveldb-160MiB-v1000-a0.5]
+#   DB         a DB of `symbiosis bench leveldb`      [leveldb-160MiB-v1000-a0.5-s1]
 #   SYMBIOSIS_BENCH_DB_DIR  where the DBs are (the CLI's --db-dir) [/var/tmp/symbiosis-bench]
 #   WORKLOAD   [hotspot20]
 #   A, B       the runs: "DRIVER CONFIG"              [driver static-default, driver symbiosis]
@@ -14,7 +14,7 @@ set -euo pipefail
 out=${1:?usage: $0 OUT_DIR [PAIRS]}
 pairs=${2:-6}
 driver=${SYMBIOSIS_LEVELDB_BENCH:-build/native/leveldb_bench}
-db=${SYMBIOSIS_BENCH_DB_DIR:-/var/tmp/symbiosis-bench}/${DB:-leveldb-160MiB-v1000-a0.5}
+db=${SYMBIOSIS_BENCH_DB_DIR:-/var/tmp/symbiosis-bench}/${DB:-leveldb-160MiB-v1000-a0.5-s1}
 read -r a_bench a_config <<< "${A:-$driver static-default}"
 read -r b_bench b_config <<< "${B:-$driver symbiosis}"
 [[ -d $db ]] || { echo "$0: no DB $db; load it with symbiosis bench leveldb first" >&2; exit 2; }

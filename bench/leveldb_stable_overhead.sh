@@ -29,10 +29,10 @@ control=${CONTROL:-0}
 bench=${SYMBIOSIS_LEVELDB_BENCH:-build/native/leveldb_bench}
 dbs=${SYMBIOSIS_BENCH_DB_DIR:-/var/tmp/symbiosis-bench}
 cells=(  # name DB workload M/D_u  (M = 64 MiB)
-  "hot20-1.0 leveldb-64MiB-v1000-a0.5 hotspot20 1.0"
-  "hot10-0.6 leveldb-106MiB-v1000-a0.5 hotspot10 0.6"
-  "uniform-0.4 leveldb-160MiB-v1000-a0.5 uniform 0.4"
-  "zipfian-0.2 leveldb-320MiB-v1000-a0.5 zipfian 0.2"
+  "hot20-1.0 leveldb-64MiB-v1000-a0.5-s1 hotspot20 1.0"
+  "hot10-0.6 leveldb-111848106B-v1000-a0.5-s1 hotspot10 0.6"
+  "uniform-0.4 leveldb-160MiB-v1000-a0.5-s1 uniform 0.4"
+  "zipfian-0.2 leveldb-320MiB-v1000-a0.5-s1 zipfian 0.2"
 )
 for cell in "${cells[@]}"; do
   read -r name db workload ratio <<< "$cell"
@@ -43,8 +43,12 @@ mkdir -p "$out"
 measure() {  # NAME DB WORKLOAD TAG [FLAGS...]
   local name=$1 db=$2 workload=$3 tag=$4
   shift 4
-  "$bench" overhead --db "$dbs/$db" --memory 64MiB --workload "$workload" \
+  # A run changes the DB it opens; the kept DB stays as it was loaded.
+  rm -rf "$out/db"
+  cp -a "$dbs/$db" "$out/db"
+  "$bench" overhead --db "$out/db" --memory 64MiB --workload "$workload" \
       --warmup 30s --pairs "$pairs" $extra "$@" > "$out/$name.$tag.jsonl"
+  rm -rf "$out/db"
   echo "$(date +%T) $name $tag: done" >&2
 }
 for r in $(seq 1 "$repeats"); do

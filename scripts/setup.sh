@@ -33,7 +33,8 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 PY="$VENV/bin/python"
 # The same lower bounds as pyproject.toml.
-PY_DEPS=("numpy>=1.21" "matplotlib>=3.5" "pytest>=7" "pybind11>=2.11" "scikit-build-core>=0.8")
+PY_DEPS=("numpy>=1.21" "matplotlib>=3.5" "pytest>=7" "hypothesis>=6.0" "pybind11>=2.11"
+  "scikit-build-core>=0.8")
 if ! "$PY" - "${PY_DEPS[@]}" <<'CHECK' 2>/dev/null; then
 import sys
 from importlib.metadata import version

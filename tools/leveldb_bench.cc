@@ -27,6 +27,12 @@ namespace fs = std::filesystem;
 namespace sb = symbiosis::bench;
 namespace sl = symbiosis::leveldb;
 
+// true if `s` is OK; else false with its text in `error`.
+bool Check(const ::leveldb::Status& s, std::string* error) {
+  if (!s.ok()) *error = s.ToString();
+  return s.ok();
+}
+
 class LevelDbLoader final : public sb::BenchLoader {
  public:
   explicit LevelDbLoader(std::unique_ptr<::leveldb::DB> db) : db_(std::move(db)) {}
@@ -45,10 +51,6 @@ class LevelDbLoader final : public sb::BenchLoader {
   }
 
  private:
-  static bool Check(const ::leveldb::Status& s, std::string* error) {
-    if (!s.ok()) *error = s.ToString();
-    return s.ok();
-  }
   std::unique_ptr<::leveldb::DB> db_;
 };
 
@@ -56,18 +58,17 @@ class LevelDbBench final : public sb::BenchDb {
  public:
   explicit LevelDbBench(std::unique_ptr<sl::Db> db) : db_(std::move(db)) {}
 
-  bool Get(const std::string& key, std::string* value) override {
-    const ::leveldb::Status s = db_->db()->Get(::leveldb::ReadOptions(), key, value);
-    return s.ok() || s.IsNotFound();
+  bool Get(const std::string& key, std::string* value, std::string* error) override {
+    return Check(db_->db()->Get(::leveldb::ReadOptions(), key, value), error);
   }
-  bool Put(const std::string& key, const std::string& value) override {
-    return db_->db()->Put(::leveldb::WriteOptions(), key, value).ok();
+  bool Put(const std::string& key, const std::string& value, std::string* error) override {
+    return Check(db_->db()->Put(::leveldb::WriteOptions(), key, value), error);
   }
-  bool Scan(const std::string& key, uint32_t count) override {
+  bool Scan(const std::string& key, uint32_t count, std::string* error) override {
     std::unique_ptr<::leveldb::Iterator> it(db_->db()->NewIterator(::leveldb::ReadOptions()));
     uint32_t n = 0;
     for (it->Seek(key); it->Valid() && n < count; it->Next()) ++n;
-    return it->status().ok();
+    return Check(it->status(), error);
   }
   sb::EngineStats Stats() const override { return sb::FromPluginStats(db_->GetStats()); }
   bool Suspend(bool suspended) override {

@@ -39,6 +39,12 @@ namespace sr = symbiosis::rocksdb;
   return options;
 }
 
+// true if `s` is OK; else false with its text in `error`.
+bool Check(const ::rocksdb::Status& s, std::string* error) {
+  if (!s.ok()) *error = s.ToString();
+  return s.ok();
+}
+
 class RocksDbLoader final : public sb::BenchLoader {
  public:
   explicit RocksDbLoader(std::unique_ptr<::rocksdb::DB> db) : db_(std::move(db)) {}
@@ -60,10 +66,6 @@ class RocksDbLoader final : public sb::BenchLoader {
   }
 
  private:
-  static bool Check(const ::rocksdb::Status& s, std::string* error) {
-    if (!s.ok()) *error = s.ToString();
-    return s.ok();
-  }
   std::unique_ptr<::rocksdb::DB> db_;
 };
 
@@ -71,18 +73,17 @@ class RocksDbBench final : public sb::BenchDb {
  public:
   explicit RocksDbBench(std::unique_ptr<sr::Db> db) : db_(std::move(db)) {}
 
-  bool Get(const std::string& key, std::string* value) override {
-    const ::rocksdb::Status s = db_->db()->Get(::rocksdb::ReadOptions(), key, value);
-    return s.ok() || s.IsNotFound();
+  bool Get(const std::string& key, std::string* value, std::string* error) override {
+    return Check(db_->db()->Get(::rocksdb::ReadOptions(), key, value), error);
   }
-  bool Put(const std::string& key, const std::string& value) override {
-    return db_->db()->Put(::rocksdb::WriteOptions(), key, value).ok();
+  bool Put(const std::string& key, const std::string& value, std::string* error) override {
+    return Check(db_->db()->Put(::rocksdb::WriteOptions(), key, value), error);
   }
-  bool Scan(const std::string& key, uint32_t count) override {
+  bool Scan(const std::string& key, uint32_t count, std::string* error) override {
     std::unique_ptr<::rocksdb::Iterator> it(db_->db()->NewIterator(::rocksdb::ReadOptions()));
     uint32_t n = 0;
     for (it->Seek(key); it->Valid() && n < count; it->Next()) ++n;
-    return it->status().ok();
+    return Check(it->status(), error);
   }
   sb::EngineStats Stats() const override {
     const sr::Stats s = db_->GetStats();

@@ -54,50 +54,59 @@ class WiredTigerBench final : public sb::BenchDb {
   explicit WiredTigerBench(std::unique_ptr<sw::Db> db)
       : db_(std::move(db)), generation_(++generations_) {}
 
-  bool Get(const std::string& key, std::string* value) override {
-    Reader* r = Mine();
+  bool Get(const std::string& key, std::string* value, std::string* error) override {
+    Reader* r = Mine(error);
     if (r == nullptr) return false;
-    int error;
+    int code;
     {
       sw::AccessScope scope(*db_, kTable, key);
       r->cursor->set_key(r->cursor, key.c_str());
-      error = r->cursor->search(r->cursor);
+      code = r->cursor->search(r->cursor);
     }
-    if (error == 0) {
+    if (code == 0) {
       WT_ITEM item;
-      if (r->cursor->get_value(r->cursor, &item) != 0) return false;
-      value->assign(static_cast<const char*>(item.data), item.size);
+      code = r->cursor->get_value(r->cursor, &item);
+      if (code == 0) value->assign(static_cast<const char*>(item.data), item.size);
     }
     r->cursor->reset(r->cursor);
-    return error == 0 || error == WT_NOTFOUND;
+    if (code != 0) *error = WtError("search", code);
+    return code == 0;
   }
 
-  bool Put(const std::string& key, const std::string& value) override {
-    Reader* r = Mine();
+  // A write conflict with another thread's write of the same key (or an
+  // eviction that needs the transaction's pages) rolls the write back;
+  // like MongoDB, the write is retried, a bounded number of times.
+  bool Put(const std::string& key, const std::string& value, std::string* error) override {
+    Reader* r = Mine(error);
     if (r == nullptr) return false;
     WT_ITEM item{};
     item.data = value.data();
     item.size = value.size();
-    r->cursor->set_key(r->cursor, key.c_str());
-    r->cursor->set_value(r->cursor, &item);
-    const int error = r->cursor->insert(r->cursor);
-    r->cursor->reset(r->cursor);
-    return error == 0;
+    int code = WT_ROLLBACK;
+    for (int attempt = 0; attempt < kWriteAttempts && code == WT_ROLLBACK; ++attempt) {
+      r->cursor->set_key(r->cursor, key.c_str());
+      r->cursor->set_value(r->cursor, &item);
+      code = r->cursor->insert(r->cursor);
+      r->cursor->reset(r->cursor);
+    }
+    if (code != 0) *error = WtError("insert", code);
+    return code == 0;
   }
 
-  bool Scan(const std::string& key, uint32_t count) override {
-    Reader* r = Mine();
+  bool Scan(const std::string& key, uint32_t count, std::string* error) override {
+    Reader* r = Mine(error);
     if (r == nullptr) return false;
-    int exact = 0, error;
+    int exact = 0, code;
     {
       sw::AccessScope scope(*db_, kTable, key);
       r->cursor->set_key(r->cursor, key.c_str());
-      error = r->cursor->search_near(r->cursor, &exact);
+      code = r->cursor->search_near(r->cursor, &exact);
     }
-    if (error == 0 && exact < 0) error = r->cursor->next(r->cursor);
-    for (uint32_t n = 1; error == 0 && n < count; ++n) error = r->cursor->next(r->cursor);
+    if (code == 0 && exact < 0) code = r->cursor->next(r->cursor);
+    for (uint32_t n = 1; code == 0 && n < count; ++n) code = r->cursor->next(r->cursor);
     r->cursor->reset(r->cursor);
-    return error == 0 || error == WT_NOTFOUND;
+    if (code != 0 && code != WT_NOTFOUND) *error = WtError("scan", code);
+    return code == 0 || code == WT_NOTFOUND;  // WT_NOTFOUND: the scan ran past the last key
   }
 
   sb::EngineStats Stats() const override {
@@ -123,15 +132,20 @@ class WiredTigerBench final : public sb::BenchDb {
   }
 
  private:
-  Reader* Mine() {
+  Reader* Mine(std::string* error) {
     thread_local uint64_t cached_generation = 0;
     thread_local Reader* cached = nullptr;
     if (cached_generation == generation_) return cached;
     auto reader = std::make_unique<Reader>();
     WT_CONNECTION* c = db_->connection();
-    if (c->open_session(c, nullptr, nullptr, &reader->session) != 0 ||
-        reader->session->open_cursor(reader->session, kTable, nullptr, nullptr,
-                                     &reader->cursor) != 0) {
+    if (const int code = c->open_session(c, nullptr, nullptr, &reader->session); code != 0) {
+      *error = WtError("open_session", code);
+      return nullptr;
+    }
+    if (const int code = reader->session->open_cursor(reader->session, kTable, nullptr, nullptr,
+                                                      &reader->cursor);
+        code != 0) {
+      *error = WtError("open_cursor", code);
       return nullptr;
     }
     std::lock_guard<std::mutex> lock(mu_);
@@ -141,6 +155,7 @@ class WiredTigerBench final : public sb::BenchDb {
     return cached;
   }
 
+  static constexpr int kWriteAttempts = 100;
   std::unique_ptr<sw::Db> db_;  // closing it closes every reader's session
   static inline std::atomic<uint64_t> generations_{0};
   const uint64_t generation_;

@@ -16,6 +16,10 @@ namespace symbiosis {
 
 inline constexpr uint64_t kPageShift = 12;
 inline constexpr uint64_t kPageSize = uint64_t{1} << kPageShift;
+// The largest block the studies simulate: every access reads its block
+// page by page, so a block size (or a trace's object size) beyond any
+// engine's blocks would turn a small input into hours of work.
+inline constexpr uint32_t kMaxBlockBytes = 64u << 20;
 
 struct Block {
   uint64_t file_id = 0;    // stable across reopen (e.g. the table file number)

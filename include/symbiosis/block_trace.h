@@ -40,7 +40,9 @@ BlockTrace TraceFromWorkload(const DataLayout& layout,
 // `block_bytes` uncompressed (or the record's size when block_bytes is 0
 // and the trace has sizes), alpha times that on disk; blocks are laid out
 // back to back in key order (neighbouring keys are neighbours on disk, as
-// in a block-device trace) in files of `file_bytes`.
+// in a block-device trace) in files of `file_bytes`. A block is at most
+// kMaxBlockBytes (block.h).
+
 struct TraceLayoutOptions {
   uint32_t block_bytes = 4096;
   double alpha = 0.5;

@@ -315,4 +315,19 @@ PYBIND11_MODULE(_native, m) {
     return ParseSeconds(text, what);
   });
   m.def("workload_names", &WorkloadNames);
+  m.def("check_workload", [](const std::string& spec, uint64_t num_keys, uint32_t entry_bytes) {
+    MakeWorkload(spec, num_keys, entry_bytes, 1);
+  }, py::arg("spec"), py::arg("num_keys"), py::arg("entry_bytes"),
+        "Raises InputError unless `spec` makes a workload over `num_keys` keys.");
+  m.def("parse_phases", [](const std::string& text) {
+    py::list out;
+    for (const Phase& p : ParsePhases(text)) {
+      py::dict d;
+      d["spec"] = p.spec;
+      d["data_bytes"] = p.data_bytes;
+      d["requests"] = p.requests;
+      out.append(d);
+    }
+    return out;
+  }, py::arg("text"), "The phases of \"spec@size*count;...\" (InputError if bad).");
 }

@@ -1,32 +1,32 @@
-"""`symbiosis bench leveldb|rocksdb|wiredtiger`: run an engine under a memory budget
-with static splits and with Symbiosis, side by side, and report throughput,
-latency and the Controller's decisions.
+"""Running the engine benchmarks behind `symbiosis bench <engine>`, and
+reading their results: tables, pair ratios, the grid's verdicts, the JSON.
 
 The work is done by the engine's native driver, ``leveldb_bench``,
 ``rocksdb_bench`` or ``wiredtiger_bench`` (tools/, the shared part in
-tools/driver/), one process per configuration; this module loads the DB once per data size,
-runs the configurations in turn (or, with --side-by-side, each static
-configuration at the same time as a Symbiosis run), shows progress, and
-writes the table, the JSON and the plots.
+tools/driver/), one process per configuration. This module runs the
+configurations in turn, or each static configuration at the same time as a
+Symbiosis run (side by side), or each configuration under two budgets at
+once; it does not load or keep DBs (kept_db.py) nor parse the command line
+(bench_cli.py).
 """
 
 from __future__ import annotations
 
-import ctypes.util
+import codecs
 import json
 import math
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import (Callable, ContextManager, Dict, Iterable, Iterator, List, Optional, Sequence,
+                    Set, Tuple)
 
-from symbiosis._native import InputError
-from symbiosis.cli import BENCH_BUDGETS
-from symbiosis.units import parse_seconds
+from symbiosis.errors import CommandFailed, InputError
 
 MIB = 1 << 20
 
@@ -50,58 +50,65 @@ def driver_path(engine: str = "leveldb") -> str:
                      f"(or set {variable} to its path)")
 
 
-def expand_configs(text: str) -> List[str]:
-    """'static-default,static-max,symbiosis', 'sweep' (static-1..7 plus the two
-    baselines) or 'all' (sweep and symbiosis)."""
-    names: List[str] = []
-    for word in [w.strip() for w in text.split(",") if w.strip()]:
-        if word == "sweep":
-            names += ["static-default"] + [f"static-{i}" for i in range(1, 8)] + ["static-max"]
-        elif word == "all":
-            names += expand_configs("sweep") + ["symbiosis"]
-        elif word in ("symbiosis", "static-default", "static-max") or (
-                word.startswith("static-") and word[7:].isdigit() and 0 <= int(word[7:]) <= 8):
-            names.append(word)
-        else:
-            raise InputError(f"--configs: '{word}' is not a configuration; use symbiosis, "
-                             "static-default, static-max, static-0 .. static-8, sweep or all")
-    unique = list(dict.fromkeys(names))
-    if not unique:
-        raise InputError("--configs is empty; give e.g. static-default,static-max,symbiosis")
-    return unique
+class _DriverStderr:
+    """A driver's stderr passed through to ours as it comes (its progress
+    line included), except its error lines ("<driver>: error: ..."), which
+    are kept: the caller reports them, once."""
+
+    def __init__(self, program: str):
+        self.marker = f"{program}: error: "
+        self.errors: List[str] = []
+        self._line = ""          # the start of a line that may be an error line
+        self._passing = False    # the current line is being passed through
+
+    def feed(self, text: str) -> None:
+        while text:
+            end = text.find("\n")
+            part, text = (text, "") if end < 0 else (text[:end + 1], text[end + 1:])
+            if self._passing:
+                sys.stderr.write(part)
+            else:
+                self._line += part
+                complete = part.endswith("\n")
+                if self._line.startswith(self.marker):
+                    if complete:
+                        self.errors.append(self._line[len(self.marker):].strip())
+                        self._line = ""
+                    continue
+                if not complete and self.marker.startswith(self._line):
+                    continue  # may yet become an error line
+                sys.stderr.write(self._line)
+                self._line = ""
+                self._passing = not complete
+            if part.endswith("\n"):
+                self._passing = False
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self._line.startswith(self.marker):
+            self.errors.append(self._line[len(self.marker):].strip())
+        elif self._line:
+            sys.stderr.write(self._line)
+        self._line = ""
 
 
-# The driver exits with these only after printing its one-line error (1: the
-# run failed, 2: bad input), which then is the whole report.
-DRIVER_ERROR_STATUSES = (1, 2)
-
-
-def ensure_db(db_dir: str, data_bytes: int, value_bytes: int, alpha: float,
-              log: Callable[[str], None], engine: str = "leveldb") -> str:
-    """The engine's benchmark DB for this layout, loaded on first use and kept."""
-    name = f"{engine}-{data_bytes // MIB}MiB-v{value_bytes}-a{alpha:g}"
-    path = os.path.join(db_dir, name)
-    if os.path.exists(os.path.join(path, "symbiosis-bench.json")):
-        return path
-    os.makedirs(db_dir, exist_ok=True)
-    shutil.rmtree(path, ignore_errors=True)
-    log(f"loading {path} ({data_bytes // MIB} MiB, alpha {alpha:g}) ...")
-    result = subprocess.run([driver_path(engine), "load", "--db", path, "--data-size", str(data_bytes),
-                             "--value-size", str(value_bytes), "--alpha", str(alpha)],
-                            stdout=subprocess.PIPE, text=True)
-    if result.returncode in DRIVER_ERROR_STATUSES:
-        raise SystemExit(result.returncode)  # the driver has printed its one-line error
-    if result.returncode != 0:
-        raise InputError(f"loading {path} failed (exit status {result.returncode})")
-    return path
+def failed(run: dict) -> bool:
+    """Whether a run failed: some request of it failed (run_config)."""
+    return bool(run.get("failed"))
 
 
 def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
                cpus: Optional[Set[int]] = None, engine: str = "leveldb",
                preload: Optional[str] = None) -> dict:
-    """Runs one configuration, on the CPUs `cpus` if given, with the library
-    `preload` preloaded if given; returns {summary, timeline}."""
-    command = [driver_path(engine), "run", "--db", db, "--config", name]
+    """Runs one configuration on the DB `db` (the run may change it), on
+    the CPUs `cpus` if given, with the library `preload` preloaded if
+    given. Returns {summary, timeline, failed, error}: a run with a failed
+    request is failed, its error the driver's line (the count and the
+    first error), and its summary has no throughput. Raises InputError
+    when the driver refuses its input, CommandFailed when it fails
+    otherwise, KeyboardInterrupt when it was interrupted."""
+    driver = driver_path(engine)
+    command = [driver, "run", "--db", db, "--config", name]
     if cpus:  # taskset, not preexec_fn: the pairs are started from two threads
         command = ["taskset", "--cpu-list", ",".join(map(str, sorted(cpus)))] + command
     if preload:
@@ -113,10 +120,21 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
             command += [f"--{flag}", str(value)]
     if show_progress:
         command.append("--progress")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    stderr = _DriverStderr(f"{engine}_bench")  # the driver's name for itself
+
+    def forward(stream) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        for chunk in iter(lambda: os.read(stream.fileno(), 4096), b""):
+            stderr.feed(decoder.decode(chunk))
+        stderr.feed(decoder.decode(b"", final=True))
+        stderr.close()
+
+    forwarder = threading.Thread(target=forward, args=(process.stderr,), daemon=True)
+    forwarder.start()
     timeline: List[dict] = []
     summary: Optional[dict] = None
-    assert process.stdout is not None
     for line in process.stdout:
         record = json.loads(line)
         if record["type"] == "interval":
@@ -124,24 +142,36 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
         elif record["type"] == "summary":
             summary = record
     status = process.wait()
+    forwarder.join()
+    process.stdout.close()
+    process.stderr.close()
+    error = stderr.errors[0] if stderr.errors else None
     if status == 130:
         raise KeyboardInterrupt
-    if summary is None and status in DRIVER_ERROR_STATUSES:
-        raise SystemExit(status)  # the driver has printed its one-line error
-    if summary is None or status not in (0, 1):
-        raise InputError(f"configuration {name} failed (exit status {status})")
-    return {"summary": summary, "timeline": timeline}
+    if summary is not None and summary.get("failed"):
+        return {"summary": summary, "timeline": timeline, "failed": True,
+                "error": error or f"{summary['errors']} of {summary['requests']} requests "
+                                  f"failed; the first: {summary['first_error']}"}
+    if status == 2:
+        raise InputError(error or f"the {engine} driver refused its input (exit status 2)")
+    if status != 0 or summary is None:
+        raise CommandFailed(f"configuration {name}: "
+                            + (error or f"the {engine} driver failed (exit status {status})"))
+    return {"summary": summary, "timeline": timeline, "failed": False, "error": None}
 
 
 def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
               log: Callable[[str], None], engine: str = "leveldb",
-              preload: Optional[str] = None) -> dict:
-    """Every configuration on one DB and workload."""
+              preload: Optional[str] = None,
+              working_copy: Callable[[str], ContextManager[str]] = nullcontext) -> dict:
+    """Every configuration on one DB and workload, one after another, each
+    on its own `working_copy` of `db` (by default `db` itself)."""
     results = {}
     for name in configs:
         log(f"  {name} ...")
-        results[name] = run_config(db, name, driver_args, show_progress, engine=engine,
-                                   preload=preload)
+        with working_copy(db) as copy:
+            results[name] = run_config(copy, name, driver_args, show_progress, engine=engine,
+                                       preload=preload)
     return results
 
 
@@ -157,22 +187,8 @@ def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
 # CPU 0 beside it (bench/leveldb.md section 6). So each static configuration
 # is paired --repeats times (default 2), the two runs and the two DB copies
 # swapping places every time, and its ratio is the geometric mean over its
-# pairs: with an even count the CPU's share cancels.
-def copy_db(db: str, copies: Tuple[str, str], log: Callable[[str], None]) -> None:
-    """Two copies of `db`, synced to the device."""
-    size = sum(f.stat().st_size for f in Path(db).rglob("*") if f.is_file())
-    free = shutil.disk_usage(os.path.dirname(db)).free
-    if free < 2 * size + (64 << 20):
-        raise InputError(f"--side-by-side needs two copies of {db} ({2 * size // MIB} MiB) but "
-                         f"{os.path.dirname(db)} has {free // MIB} MiB free; free space or "
-                         "give another --db-dir")
-    for copy in copies:
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(db, copy, symlinks=True)
-    os.sync()  # no writeback of the copies during the first pair
-    log(f"  copied {db} twice ({size // MIB} MiB each)")
-
-
+# pairs: with an even count the CPU's share cancels. The two copies share no
+# file (KeptDbs.full_copies), so that each run's page cache is its own.
 def pair_cpus() -> Tuple[Optional[Set[int]], Optional[Set[int]]]:
     """Half of this process's CPUs for each run of a pair, or no pinning on a
     single CPU or without taskset."""
@@ -184,34 +200,27 @@ def pair_cpus() -> Tuple[Optional[Set[int]], Optional[Set[int]]]:
 
 
 @contextmanager
-def side_by_side(db: str, log: Callable[[str], None]) -> Iterator[Tuple[Tuple[str, str], tuple,
-                                                                         ThreadPoolExecutor]]:
-    """(the two copies of `db`, their CPU sets, a pool of two) for runs at
-    the same time; the copies are removed on the way out."""
+def side_by_side(log: Callable[[str], None]) -> Iterator[Tuple[tuple, ThreadPoolExecutor]]:
+    """(the CPU sets of a pair's two runs, a pool of two) for runs at the same time."""
     cpu_sets = pair_cpus()
     if cpu_sets[0] is None:
         log("  one CPU or no taskset: the runs of a pair share the CPUs (not pinned)")
-    copies = (db + ".side-a", db + ".side-b")
-    try:
-        copy_db(db, copies, log)
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            yield copies, cpu_sets, pool
-    finally:
-        for copy in copies:
-            shutil.rmtree(copy, ignore_errors=True)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield cpu_sets, pool
 
 
-def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,
-              log: Callable[[str], None], repeats: int = 2, engine: str = "leveldb",
-              preload: Optional[str] = None) -> dict:
+def run_pairs(copies: Sequence[str], configs: List[str], driver_args: Dict[str, str],
+              show_progress: bool, log: Callable[[str], None], repeats: int = 2,
+              engine: str = "leveldb", preload: Optional[str] = None) -> dict:
     """Each static configuration `repeats` times at the same time as a
-    Symbiosis run, on alternating CPUs. Returns {results, pairs}: pairs one
-    per run pair, {static, repeat, static_cpus, static_run, symbiosis};
-    results as run_setup's, with each configuration's run of median
-    throughput standing for it (Symbiosis's over all its runs)."""
+    Symbiosis run, on alternating CPUs and the two `copies` of the DB.
+    Returns {results, pairs}: pairs one per run pair, {static, repeat,
+    static_cpus, static_run, symbiosis}; results as run_setup's, with each
+    configuration's run of median throughput standing for it (Symbiosis's
+    over all its runs; a failed run where every run failed)."""
     statics = [c for c in configs if c != "symbiosis"]
     pairs: List[dict] = []
-    with side_by_side(db, log) as (copies, cpu_sets, pool):
+    with side_by_side(log) as (cpu_sets, pool):
         for name in statics:
             for k in range(repeats):
                 log(f"  {name} and symbiosis, side by side"
@@ -221,9 +230,10 @@ def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
                                          cpu_sets[s], engine, preload)
                 sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
                                       show_progress, cpu_sets[y], engine, preload)
-                pairs.append({"static": name, "repeat": k,
-                              "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
-                              "static_run": static_run.result(), "symbiosis": sym_run.result()})
+                pair = {"static": name, "repeat": k,
+                        "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
+                        "static_run": static_run.result(), "symbiosis": sym_run.result()}
+                pairs.append(pair)
     results: Dict[str, dict] = {}
     for name in statics:
         results[name] = _median_run([p["static_run"] for p in pairs if p["static"] == name])
@@ -237,16 +247,17 @@ def run_pairs(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
 # machine's moments more than the budgets (bench/rocksdb.md section 3). Run
 # at the same time, as run_pairs runs its pairs: two copies of the DB, one
 # CPU each, the CPUs swapped at every repeat.
-def run_budget_pairs(db: str, configs: List[str], driver_args: Dict[str, str],
+def run_budget_pairs(copies: Sequence[str], configs: List[str], driver_args: Dict[str, str],
                      budgets: Tuple[str, str], show_progress: bool,
                      log: Callable[[str], None], repeats: int = 2,
                      engine: str = "leveldb", preload: Optional[str] = None) -> dict:
-    """Each configuration `repeats` times under both `budgets` at once.
-    Returns {results, budget_pairs}: budget_pairs one per run pair, {config,
-    repeat, cpus: {budget: cpus}, runs: {budget: run}}; results keyed
-    "<config>@<budget>", each the run of median throughput."""
+    """Each configuration `repeats` times under both `budgets` at once, on
+    the two `copies` of the DB. Returns {results, budget_pairs}:
+    budget_pairs one per run pair, {config, repeat, cpus: {budget: cpus},
+    runs: {budget: run}}; results keyed "<config>@<budget>", each the run
+    of median throughput."""
     pairs: List[dict] = []
-    with side_by_side(db, log) as (copies, cpu_sets, pool):
+    with side_by_side(log) as (cpu_sets, pool):
         for name in configs:
             for k in range(repeats):
                 log(f"  {name} under the {budgets[0]} and the {budgets[1]} budget, side by "
@@ -259,8 +270,9 @@ def run_budget_pairs(db: str, configs: List[str], driver_args: Dict[str, str],
                                                show_progress and side == 0,
                                                cpu_sets[side], engine, preload)
                     cpus[budget] = sorted(cpu_sets[side]) if cpu_sets[side] else None
-                pairs.append({"config": name, "repeat": k, "cpus": cpus,
-                              "runs": {b: r.result() for b, r in runs.items()}})
+                pair = {"config": name, "repeat": k, "cpus": cpus,
+                        "runs": {b: r.result() for b, r in runs.items()}}
+                pairs.append(pair)
     results: Dict[str, dict] = {}
     for name in configs:
         for budget in budgets:
@@ -269,8 +281,11 @@ def run_budget_pairs(db: str, configs: List[str], driver_args: Dict[str, str],
     return {"results": results, "budget_pairs": pairs, "budgets": list(budgets)}
 
 
-def budget_pair_ratio(pair: dict, budgets: List[str]) -> float:
-    """The second budget's throughput over the first's, in one pair."""
+def budget_pair_ratio(pair: dict, budgets: List[str]) -> Optional[float]:
+    """The second budget's throughput over the first's, in one pair; None
+    if either run failed."""
+    if any(failed(run) for run in pair["runs"].values()):
+        return None
     first = pair["runs"][budgets[0]]["summary"]["throughput_ops"]
     second = pair["runs"][budgets[1]]["summary"]["throughput_ops"]
     return second / first if first else 0.0
@@ -278,11 +293,16 @@ def budget_pair_ratio(pair: dict, budgets: List[str]) -> float:
 
 def budget_ratios(cell: dict) -> Dict[str, float]:
     """Per configuration, the geometric mean of its pairs' ratios (second
-    budget over first; 0 if a first-budget run did no work)."""
+    budget over first; 0 if a first-budget run did no work); configurations
+    with a failed run are left out."""
     by_config: Dict[str, List[float]] = {}
+    broken = set()
     for pair in cell["budget_pairs"]:
-        by_config.setdefault(pair["config"], []).append(budget_pair_ratio(pair, cell["budgets"]))
-    return {name: geometric_mean(rs) for name, rs in by_config.items()}
+        ratio = budget_pair_ratio(pair, cell["budgets"])
+        if ratio is None:
+            broken.add(pair["config"])
+        by_config.setdefault(pair["config"], []).append(ratio or 0.0)
+    return {name: geometric_mean(rs) for name, rs in by_config.items() if name not in broken}
 
 
 def format_budget_pairs(cell: dict) -> str:
@@ -293,15 +313,18 @@ def format_budget_pairs(cell: dict) -> str:
     for pair in cell["budget_pairs"]:
         x, y = pair["runs"][a]["summary"], pair["runs"][b]["summary"]
         cpus = ",".join(map(str, pair["cpus"][a])) if pair["cpus"][a] else "-"
-        rows.append((pair["config"], cpus, f"{x['throughput_ops']:.0f}",
-                     f"{y['throughput_ops']:.0f}", f"{budget_pair_ratio(pair, [a, b]):.2f}x",
+        ratio = budget_pair_ratio(pair, [a, b])
+        rows.append((pair["config"], cpus, _ops_text(pair["runs"][a]), _ops_text(pair["runs"][b]),
+                     f"{ratio:.2f}x" if ratio is not None else "-",
                      f"{x['final_ma_bytes'] / MIB:.0f} MiB", f"{y['final_ma_bytes'] / MIB:.0f} MiB",
-                     f"{x['hit_app']:.2f},{x['hit_kernel']:.2f}",
-                     f"{y['hit_app']:.2f},{y['hit_kernel']:.2f}"))
+                     _hits_text(pair["runs"][a]), _hits_text(pair["runs"][b])))
     lines = _aligned(rows)
-    lines.append(f"geometric mean of {b}/{a} per configuration: " + ", ".join(
-        f"{name} {r:.3f}x" for name, r in budget_ratios(cell).items()))
-    return "\n".join(lines)
+    ratios = budget_ratios(cell)
+    if ratios:
+        lines.append(f"geometric mean of {b}/{a} per configuration: " + ", ".join(
+            f"{name} {r:.3f}x" for name, r in ratios.items()))
+    return "\n".join(lines + _failure_notes(
+        run for p in cell["budget_pairs"] for run in p["runs"].values()))
 
 
 # The grid asks for steady-state throughput, and a fixed warm-up cannot know
@@ -344,7 +367,10 @@ def throughput_since(timeline: List[dict], start: float) -> Optional[float]:
 
 def stable_pair_ratio(pair: dict) -> Optional[Tuple[float, float]]:
     """(Symbiosis's throughput over the static run's after Stable, the time
-    the window starts), or None where the pair has no such window."""
+    the window starts), or None where the pair has no such window or a run
+    failed."""
+    if failed(pair["symbiosis"]) or failed(pair["static_run"]):
+        return None
     timeline = timeline_intervals(pair["symbiosis"])
     start = stable_start(timeline)
     if start is None:
@@ -357,12 +383,17 @@ def stable_pair_ratio(pair: dict) -> Optional[Tuple[float, float]]:
 
 
 def _median_run(runs: List[dict]) -> dict:
-    ordered = sorted(runs, key=lambda r: r["summary"]["throughput_ops"])
-    return ordered[(len(ordered) - 1) // 2]
+    """The run of median throughput among those that did not fail; a
+    failed one if all did."""
+    ordered = sorted((r for r in runs if not failed(r)), key=lambda r: r["summary"]["throughput_ops"])
+    return ordered[(len(ordered) - 1) // 2] if ordered else runs[0]
 
 
-def pair_ratio(pair: dict) -> float:
-    """Symbiosis's throughput over the static run's, in one pair."""
+def pair_ratio(pair: dict) -> Optional[float]:
+    """Symbiosis's throughput over the static run's, in one pair; None if
+    either run failed."""
+    if failed(pair["symbiosis"]) or failed(pair["static_run"]):
+        return None
     static = pair["static_run"]["summary"]["throughput_ops"]
     return pair["symbiosis"]["summary"]["throughput_ops"] / static if static else 0.0
 
@@ -370,13 +401,18 @@ def pair_ratio(pair: dict) -> float:
 def pair_ratios(cell: dict, after_stable: bool = False) -> Dict[str, float]:
     """Per static configuration, the geometric mean of its pairs' ratios
     (0 if a static run did no work); `after_stable`: each pair's after
-    Stable where it has one."""
+    Stable where it has one. A configuration with a failed pair (its run
+    or Symbiosis's) is left out: it has no throughput to compare."""
     by_static: Dict[str, List[float]] = {}
+    broken = set()
     for pair in cell["pairs"]:
+        ratio = pair_ratio(pair)
+        if ratio is None:
+            broken.add(pair["static"])
+            continue
         stable = stable_pair_ratio(pair) if after_stable else None
-        by_static.setdefault(pair["static"], []).append(
-            stable[0] if stable else pair_ratio(pair))
-    return {name: geometric_mean(rs) for name, rs in by_static.items()}
+        by_static.setdefault(pair["static"], []).append(stable[0] if stable else ratio)
+    return {name: geometric_mean(rs) for name, rs in by_static.items() if name not in broken}
 
 
 def geometric_mean(ratios: List[float]) -> float:
@@ -393,31 +429,57 @@ def format_pairs(cell: dict) -> str:
     rows = [("pair", "static CPUs", "static ops/s", "symbiosis ops/s", "ratio",
              "after Stable (from)", "Symbiosis M_a", "H_a", "H_k")]
     for pair in cell["pairs"]:
-        s, y = pair["static_run"]["summary"], pair["symbiosis"]["summary"]
+        y = pair["symbiosis"]["summary"]
         cpus = ",".join(map(str, pair["static_cpus"])) if pair.get("static_cpus") else "-"
         stable = stable_pair_ratio(pair)
-        rows.append((pair["static"], cpus, f"{s['throughput_ops']:.0f}",
-                     f"{y['throughput_ops']:.0f}", f"{pair_ratio(pair):.2f}x",
+        ratio = pair_ratio(pair)
+        rows.append((pair["static"], cpus, _ops_text(pair["static_run"]),
+                     _ops_text(pair["symbiosis"]), f"{ratio:.2f}x" if ratio is not None else "-",
                      f"{stable[0]:.2f}x ({stable[1]:.0f} s)" if stable else "-",
-                     f"{y['final_ma_bytes'] / MIB:.0f} MiB", f"{y['hit_app']:.3f}",
-                     f"{y['hit_kernel']:.3f}"))
+                     f"{y['final_ma_bytes'] / MIB:.0f} MiB",
+                     "-" if failed(pair["symbiosis"]) else f"{y['hit_app']:.3f}",
+                     "-" if failed(pair["symbiosis"]) else f"{y['hit_kernel']:.3f}"))
     lines = _aligned(rows)
     ratios = pair_ratios(cell)
-    if len(cell["pairs"]) > len(ratios):
+    statics = {pair["static"] for pair in cell["pairs"]}
+    if ratios and len(cell["pairs"]) > len(statics):
         stable = pair_ratios(cell, after_stable=True)
         lines.append("geometric mean per configuration (after Stable): " + ", ".join(
             f"{name} {r:.3f}x ({stable[name]:.3f}x)" for name, r in ratios.items()))
-    return "\n".join(lines)
+    return "\n".join(lines + _failure_notes(
+        run for p in cell["pairs"] for run in (p["static_run"], p["symbiosis"])))
+
+
+def _hits_text(run: dict) -> str:
+    """A run's H_a,H_k for a table, or - when it failed."""
+    s = run["summary"]
+    return "-" if failed(run) else f"{s['hit_app']:.2f},{s['hit_kernel']:.2f}"
+
+
+def _ops_text(run: dict) -> str:
+    """A run's throughput for a table, or FAILED."""
+    return "FAILED" if failed(run) else f"{run['summary']['throughput_ops']:.0f}"
+
+
+def _failure_notes(runs: Iterable[dict]) -> List[str]:
+    """A line per failed run: which, and the driver's error."""
+    return [f"{run['summary']['name']} FAILED: {run['error']}" for run in runs if failed(run)]
 
 
 def format_table(results: Dict[str, dict]) -> str:
+    """One row per configuration; a failed one shows FAILED and no numbers,
+    and its error below the table."""
     rows = [("config", "final M_a", "ops/s", "mean us", "p99 us", "H_a", "H_k")]
     for name, r in results.items():
         s = r["summary"]
+        if failed(r):
+            rows.append((name, f"{s['final_ma_bytes'] / MIB:.0f} MiB", "FAILED", "-", "-", "-",
+                         "-"))
+            continue
         rows.append((name, f"{s['final_ma_bytes'] / MIB:.0f} MiB", f"{s['throughput_ops']:.0f}",
                      f"{s['mean_us']:.1f}", f"{s['p99_us']:.1f}", f"{s['hit_app']:.3f}",
                      f"{s['hit_kernel']:.3f}"))
-    return "\n".join(_aligned(rows))
+    return "\n".join(_aligned(rows) + _failure_notes(results.values()))
 
 
 def _aligned(rows: List[Tuple[str, ...]]) -> List[str]:
@@ -431,7 +493,8 @@ def grid_verdicts(cells: List[dict]) -> List[dict]:
     """Symbiosis against the static configurations of each cell: the better
     of static-default and static-max, the best static configuration run (the
     oracle when the sweep ran) and the worse baseline. Cells without
-    symbiosis or without both baselines are left out. Side-by-side cells
+    symbiosis or without both baselines, or where one of them failed, are
+    left out (a failed static run is not an oracle). Side-by-side cells
     compare within each pair: Symbiosis against the better baseline is the
     smaller of its two pair ratios."""
     out = []
@@ -441,7 +504,8 @@ def grid_verdicts(cells: List[dict]) -> List[dict]:
             if verdict:
                 out.append(verdict)
             continue
-        tput = {name: r["summary"]["throughput_ops"] for name, r in cell["results"].items()}
+        tput = {name: r["summary"]["throughput_ops"] for name, r in cell["results"].items()
+                if not failed(r)}
         if "symbiosis" not in tput or "static-default" not in tput or "static-max" not in tput:
             continue
         statics = {n: t for n, t in tput.items() if n.startswith("static-")}
@@ -474,8 +538,11 @@ def held_out_oracle(cell: dict) -> Optional[float]:
     between the two."""
     pairs_by_repeat: Dict[int, Dict[str, List[float]]] = {}
     for pair in cell["pairs"]:
+        ratio = pair_ratio(pair)
+        if ratio is None:
+            return None
         pairs_by_repeat.setdefault(pair["repeat"], {}).setdefault(pair["static"], []).append(
-            pair_ratio(pair))
+            ratio)
     by_repeat = {k: {name: geometric_mean(rs) for name, rs in r.items()}
                  for k, r in pairs_by_repeat.items()}
     statics = {pair["static"] for pair in cell["pairs"]}
@@ -491,7 +558,8 @@ def held_out_oracle(cell: dict) -> Optional[float]:
 
 def _pair_verdict(cell: dict) -> Optional[dict]:
     ratios = pair_ratios(cell)
-    if "static-default" not in ratios or "static-max" not in ratios:
+    if ("static-default" not in ratios or "static-max" not in ratios
+            or any(failed(p["symbiosis"]) for p in cell["pairs"])):
         return None
     oracle = min(ratios, key=lambda n: ratios[n])
     stable = pair_ratios(cell, after_stable=True)
@@ -546,160 +614,6 @@ def format_verdicts(verdicts: List[dict]) -> str:
     return "\n".join(lines)
 
 
-def compared_budgets(args) -> Optional[Tuple[str, str]]:
-    """The two budgets --compare-budgets runs (the engine's two; the flag
-    exists only for engines with two), the second's throughput over the
-    first's; None without it."""
-    if not getattr(args, "compare_budgets", False):
-        return None
-    if args.side_by_side:
-        raise InputError("--compare-budgets already runs its pairs side by side; drop "
-                         "--side-by-side")
-    if getattr(args, "allow_fallback", False):
-        raise InputError("--compare-budgets with --allow-fallback could compare a budget with "
-                         "itself; drop --allow-fallback (the kernel budget needs a memory "
-                         "cgroup: run as root or in a delegated cgroup)")
-    first, second = BENCH_BUDGETS[args.engine]
-    return first, second
-
-
-def cmd_bench(args) -> int:
-    """`symbiosis bench <engine>`."""
-    engine = args.engine
-    log: Callable[[str], None] = (lambda m: None) if args.quiet else (
-        lambda m: print(m, file=sys.stderr, flush=True))
-    configs = expand_configs(args.configs)
-    if args.side_by_side and ("symbiosis" not in configs or len(configs) < 2):
-        raise InputError("--side-by-side runs Symbiosis beside each static configuration; "
-                         "give --configs symbiosis and at least one static-...")
-    budgets = compared_budgets(args)
-    if args.repeats is not None and not (args.side_by_side or budgets):
-        raise InputError("--repeats counts the pairs of --side-by-side or --compare-budgets; "
-                         "add one of them or drop --repeats")
-    repeats = args.repeats or 2
-    memory = int(args.memory * args.scale)
-    workloads = [w for w in args.workloads.split(",") if w] if args.workloads else [args.workload]
-    ratios = [float(r) for r in args.ratios.split(",")] if args.ratios else [None]
-    for r in ratios:
-        if r is not None and not 0 < r <= 4:
-            raise InputError(f"--ratios: {r} is not a ratio M/D_u in (0, 4]")
-    driver_args = run_flags(args, memory)
-    check_warmup(driver_args)
-    preload = allocator_library(args.allocator)
-    show_progress = not args.quiet and sys.stderr.isatty()
-    cells = []
-    for workload in workloads:
-        for ratio in ratios:
-            if ratio is not None:
-                data = int(memory / ratio)
-            elif args.data_size:
-                data = int(args.data_size * args.scale)
-            else:
-                data = 2 * memory
-            phases = args.phases.replace("{M}", _size_text(memory)).replace(
-                "{2M}", _size_text(2 * memory)) if args.phases else None
-            db = ensure_db(args.db_dir, data, args.value_size, args.alpha, log, engine)
-            one = dict(driver_args)
-            if phases:
-                one["phases"] = phases
-            else:
-                one["workload"] = workload
-            log(f"{phases or workload}: D_u = {data // MIB} MiB, M = {memory // MIB} MiB "
-                + (f"(the {budgets[0]} and {budgets[1]} budgets)" if budgets
-                   else f"({args.budget} budget)"))
-            cell = {"workload": phases or workload, "data_bytes": data, "ratio": memory / data}
-            if budgets:
-                cell.update(run_budget_pairs(db, configs, one, budgets, show_progress, log,
-                                             repeats, engine, preload))
-            elif args.side_by_side:
-                cell.update(run_pairs(db, configs, one, show_progress, log, repeats, engine,
-                                      preload))
-            else:
-                cell["results"] = run_setup(db, configs, one, show_progress, log, engine,
-                                            preload)
-            cells.append(cell)
-            if not args.quiet:
-                print(f"\n{phases or workload}, M/D_u = {memory / data:.2f}")
-                print(format_budget_pairs(cell) if budgets else
-                      format_pairs(cell) if args.side_by_side else format_table(cell["results"]))
-    output = make_output(cells, memory, args)
-    verdicts = grid_verdicts(cells)
-    if verdicts:
-        output["verdicts"] = verdicts
-        if not args.quiet and len(cells) > 1:
-            how = " run side by side" if args.side_by_side else ""
-            print(f"\nSymbiosis against the static configurations{how} (throughput ratios):")
-            print(format_verdicts(verdicts))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(output, f, indent=1)
-    if args.plot:
-        from symbiosis import plots
-        if budgets:
-            plots.plot_bench_budgets(output, args.plot)
-        elif len(cells) == 1:
-            plots.plot_bench_timeline(output, args.plot)
-        elif args.side_by_side:
-            plots.plot_bench_pairs(output, args.plot)
-        else:
-            plots.plot_bench_grid(output, args.plot)
-        if not args.quiet:
-            print(f"plot written to {args.plot}")
-    return 0
-
-
-# RocksDB's own builds link jemalloc; Debian's use the C library's malloc.
-# Where a hit costs microseconds, where the engine's objects sit in the heap
-# shows in the throughput, and a resize moves them (bench/rocksdb.md
-# section 20). So the allocator is a choice, made for every run alike.
-def allocator_library(allocator: str) -> Optional[str]:
-    """The library to preload for --allocator (system or jemalloc, as the
-    parser allows): None for the system's malloc."""
-    if allocator == "system":
-        return None
-    library = ctypes.util.find_library("jemalloc")
-    if library is None:
-        raise InputError("--allocator jemalloc: libjemalloc is not installed; install Debian's "
-                         "libjemalloc2 (scripts/setup.sh does) or use --allocator system")
-    return library
-
-
-def run_flags(args, memory: int) -> Dict[str, str]:
-    """The driver's `run` flags shared by every configuration. Phases that all
-    give a count of operations run to their end unless --duration is given."""
-    flags: Dict[str, str] = {
-        "memory": str(memory), "threads": str(args.threads), "interval": args.interval,
-        "warmup": args.warmup, "budget": args.budget,
-        "device-latency": getattr(args, "device_latency", "0us"),
-        "overwrite": str(args.overwrite), "seed": str(args.seed),
-        "reserve": str(args.reserve)}
-    phases_counted = bool(args.phases) and all(
-        "*" in part for part in args.phases.split(";") if part.strip())
-    if args.ops:
-        flags["ops"] = str(args.ops)
-    elif args.duration or not phases_counted:
-        flags["duration"] = args.duration or "60s"
-    if getattr(args, "allow_fallback", False):
-        flags["allow-fallback"] = True
-    if args.app_cache_overhead is not None:
-        flags["app-cache-overhead"] = str(args.app_cache_overhead)
-    return flags
-
-
-def check_warmup(flags: Dict[str, str]) -> None:
-    """--duration counts the warm-up: one that is not shorter would leave
-    nothing to measure (the driver would then report the whole run)."""
-    if "duration" not in flags:
-        return
-    warmup = parse_seconds(flags["warmup"], "--warmup")
-    duration = parse_seconds(flags["duration"], "--duration")
-    if warmup >= duration:
-        raise InputError(f"--warmup {flags['warmup']} is not shorter than --duration "
-                         f"{flags['duration']}, which includes it: nothing would be measured; "
-                         f"give e.g. --duration {warmup + duration:g}s to measure "
-                         f"{duration:g}s after the warm-up")
-
-
 def _stable_fields(pair: dict) -> dict:
     """A pair's ratio after Stable and where that window starts, for the
     JSON (null where the pair has none)."""
@@ -708,25 +622,23 @@ def _stable_fields(pair: dict) -> dict:
             "stable_from_s": stable[1] if stable else None}
 
 
-def _size_text(n: int) -> str:
-    """A size for a phase spec that people can read: 256MiB, not 268435456B."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
-        if n % size == 0:
-            return f"{n // size}{unit}"
-    return f"{n}B"
-
-
 def make_output(cells: List[dict], memory: int, args) -> dict:
     """The JSON schema shared by the engine drivers: one cell per (workload,
-    data size); the first cell's configs also at the top level."""
+    data size); the first cell's configs also at the top level. A failed
+    configuration has "failed": true, its "error", and null throughput,
+    latencies and ratios."""
     def configs_of(cell: dict) -> List[dict]:
         out = []
         for name, r in cell["results"].items():
             s = r["summary"]
-            out.append({"name": name, "final_ma_bytes": s["final_ma_bytes"],
+            broken = failed(r)
+            out.append({"name": name, "failed": broken, "error": r.get("error"),
+                        "final_ma_bytes": s["final_ma_bytes"],
                         "throughput_ops": s["throughput_ops"], "mean_us": s["mean_us"],
-                        "p95_us": s["p95_us"], "p99_us": s["p99_us"], "hit_app": s["hit_app"],
-                        "hit_kernel": s["hit_kernel"], "summary": s, "timeline": r["timeline"]})
+                        "p95_us": s["p95_us"], "p99_us": s["p99_us"],
+                        "hit_app": None if broken else s["hit_app"],
+                        "hit_kernel": None if broken else s["hit_kernel"],
+                        "summary": s, "timeline": r["timeline"]})
         return out
     def cell_of(c: dict) -> dict:
         out = {"workload": c["workload"], "data_bytes": c["data_bytes"], "ratio": c["ratio"],
@@ -740,7 +652,8 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                            "static": configs_of({"results": {name: p["static_run"]}})[0],
                            "symbiosis": configs_of({"results": {"symbiosis": p["symbiosis"]}})[0]}
                           for p in c["pairs"] if p["static"] == name]}
-                for name, ratio in ratios.items()]
+                for name, ratio in ((n, ratios.get(n)) for n in
+                                    dict.fromkeys(p["static"] for p in c["pairs"]))]
         if "budget_pairs" in c:
             a, b = c["budgets"]
             ratios = budget_ratios(c)
@@ -752,7 +665,8 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                            a: configs_of({"results": {name: p["runs"][a]}})[0],
                            b: configs_of({"results": {name: p["runs"][b]}})[0]}
                           for p in c["budget_pairs"] if p["config"] == name]}
-                for name, ratio in ratios.items()]
+                for name, ratio in ((n, ratios.get(n)) for n in
+                                    dict.fromkeys(p["config"] for p in c["budget_pairs"]))]
         return out
     budgets = cells[0].get("budgets")
     return {"engine": args.engine, "memory_bytes": memory,

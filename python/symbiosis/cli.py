@@ -8,13 +8,18 @@ that says what is wrong and what to do, and exit status 2.
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
-from typing import Callable, Optional, Sequence, TextIO
+from typing import Optional, Sequence, TextIO
 
 from symbiosis import _native
+from symbiosis import converters as cv
+from symbiosis.bench_cli import add_bench_parser
+from symbiosis.errors import CommandFailed
+from symbiosis.mrc import add_mrc_parser
+from symbiosis.outputs import OutputFiles, json_writer
 from symbiosis.study import SimConfig, SimReport, build_trace, run_sim
-from symbiosis.units import format_bytes, parse_bytes, parse_count
+from symbiosis.units import format_bytes
 
 SIM_EPILOG = """\
 how to read the output:
@@ -35,119 +40,6 @@ examples:
 """
 
 
-def _bytes(what: str, high: int = (1 << 64) - 1) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        value = parse_bytes(text, what)
-        if value > high:
-            raise _native.InputError(f"{what}: {text} is larger than {format_bytes(high)}")
-        return value
-    parse.__name__ = "size"
-    return parse
-
-
-MAX_BLOCK = (1 << 32) - 1  # block and entry sizes are 32-bit
-
-
-def _plot_path(text: str) -> str:
-    """A PNG path: the only format the plots are written in."""
-    if not text.lower().endswith(".png"):
-        raise _native.InputError(f"--plot: '{text}' does not end in .png; plots are PNG files")
-    return text
-
-
-def _count(what: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        return parse_count(text, what)
-    parse.__name__ = "count"
-    return parse
-
-
-def _number_in(what: str, low: float, high: float, low_open: bool, high_open: bool,
-               example: str = "") -> Callable[[str], float]:
-    """A parser of numbers between `low` and `high`, each end open where asked."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            hint = f"; give e.g. {example}" if example else ""
-            raise _native.InputError(f"{what}: '{text}' is not a number{hint}")
-        low_ok = value > low if low_open else value >= low
-        high_ok = value < high if high_open else value <= high
-        if not (low_ok and high_ok):
-            interval = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-            raise _native.InputError(f"{what}: {text} is outside {interval}")
-        return value
-    parse.__name__ = "number"
-    return parse
-
-
-def _fraction(what: str, low_open: bool, high_open: bool) -> Callable[[str], float]:
-    return _number_in(what, 0, 1, low_open, high_open)
-
-
-# --app-cache-overhead (ControllerConfig::app_cache_overhead).
-_overhead = _number_in("--app-cache-overhead", -1, 1, True, True, example="0.25")
-
-
-def _nonnegative(what: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise _native.InputError(f"{what}: '{text}' is not a number; give e.g. 3")
-        if not (value >= 0) or value == float("inf"):
-            raise _native.InputError(f"{what}: {text} must be a finite number >= 0")
-        return value
-    parse.__name__ = "cost"
-    return parse
-
-
-def _int_in(what: str, low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise _native.InputError(f"{what}: '{text}' is not a whole number")
-        if not low <= value <= high:
-            raise _native.InputError(f"{what}: {text} must be a whole number from {low} to {high}")
-        return value
-    parse.__name__ = "int"
-    return parse
-
-
-def _positive_int(what: str, high: int = (1 << 32) - 1) -> Callable[[str], int]:
-    return _int_in(what, 1, high)
-
-
-def _seed(text: str) -> int:
-    return _int_in("--seed", 0, (1 << 64) - 1)(text)
-
-
-def _threads(text: str) -> int:
-    return _int_in("--threads", 0, 1024)(text)
-
-
-def _block_size(text: str) -> int:
-    """A size, or 'trace': each key's block is the largest size the trace gives it."""
-    return 0 if text == "trace" else _bytes("--block-size", MAX_BLOCK)(text)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports our InputError from type converters as one line."""
-
-    def _get_value(self, action, arg_string):  # type: ignore[override]
-        try:
-            return super()._get_value(action, arg_string)
-        except argparse.ArgumentError as e:
-            cause = e.__context__
-            if isinstance(cause, _native.InputError):
-                raise argparse.ArgumentError(None, str(cause)) from None
-            raise
-
-    def error(self, message: str) -> None:  # one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _add_source_args(p: argparse.ArgumentParser, accesses_default: int,
                      accesses_help: str) -> None:
     """The workload or trace flags that `sim` and `replay` share."""
@@ -159,11 +51,11 @@ def _add_source_args(p: argparse.ArgumentParser, accesses_default: int,
     src.add_argument("--phases", default=None,
                      help='dynamic workload: "spec@size*count;spec@size*count", each phase '
                           "reading a prefix of the data set of that size")
-    src.add_argument("--data-size", type=_bytes("--data-size"), default=2 << 30,
+    src.add_argument("--data-size", type=cv.size("--data-size"), default=2 << 30,
                      help="uncompressed data size D_u (default: 2GiB)")
-    src.add_argument("--accesses", type=_count("--accesses"), default=accesses_default,
+    src.add_argument("--accesses", type=cv.count("--accesses"), default=accesses_default,
                      help=accesses_help)
-    src.add_argument("--seed", type=_seed, default=1,
+    src.add_argument("--seed", type=cv.seed, default=1,
                      help="random seed (default: 1)")
     src.add_argument("--trace", default=None,
                      help="replay a trace file instead of a workload (then --workload, "
@@ -172,21 +64,21 @@ def _add_source_args(p: argparse.ArgumentParser, accesses_default: int,
                      help="trace format: oracleGeneral, csv or txt (default: %(default)s)")
     src.add_argument("--columns", default="",
                      help='csv column map, e.g. "key=5,size=4,header=1"')
-    src.add_argument("--max-records", type=_count("--max-records"), default=0,
+    src.add_argument("--max-records", type=cv.count("--max-records"), default=0,
                      help="read at most this many trace records (default: all)")
 
 
 def _add_layout_args(p: argparse.ArgumentParser) -> None:
     """How blocks are laid out on disk: shared by `sim` and `replay`."""
     lay = p.add_argument_group("data layout")
-    lay.add_argument("--alpha", type=_fraction("--alpha", True, False), default=0.5,
+    lay.add_argument("--alpha", type=cv.fraction("--alpha", True, False), default=0.5,
                      help="compression ratio D_c/D_u in (0, 1] (default: 0.5)")
-    lay.add_argument("--block-size", type=_block_size, default=4096,
+    lay.add_argument("--block-size", type=cv.block_size, default=4096,
                      help="uncompressed block size (default: 4KiB, LevelDB's); with --trace, "
                           "'trace' takes each key's size from the trace")
-    lay.add_argument("--entry-size", type=_bytes("--entry-size", MAX_BLOCK), default=128,
+    lay.add_argument("--entry-size", type=cv.size("--entry-size", cv.MAX_BLOCK), default=128,
                      help="bytes per key-value entry (default: 128)")
-    lay.add_argument("--file-size", type=_bytes("--file-size"), default=2 << 20,
+    lay.add_argument("--file-size", type=cv.size("--file-size"), default=2 << 20,
                      help="on-disk file size (default: 2MiB, LevelDB's)")
     lay.add_argument("--aligned", action="store_true",
                      help="pad blocks to whole pages (no misalignment)")
@@ -196,30 +88,31 @@ def _add_sim_args(p: argparse.ArgumentParser) -> None:
     _add_source_args(p, 0, "block accesses to simulate (default: 20 per block)")
     _add_layout_args(p)
     cache = p.add_argument_group("caches and costs")
-    cache.add_argument("--memory", type=_bytes("--memory"), default=1 << 30,
+    cache.add_argument("--memory", type=cv.size("--memory"), default=1 << 30,
                        help="memory budget M = M_a + M_k (default: 1GiB)")
-    cache.add_argument("--ca", type=_nonnegative("--ca"), default=3.0,
+    cache.add_argument("--ca", type=cv.nonnegative("--ca"), default=3.0,
                        help="C_a, cost of an application miss served from memory (default: 3)")
-    cache.add_argument("--ck", type=_nonnegative("--ck"), default=16.0,
+    cache.add_argument("--ck", type=cv.nonnegative("--ck"), default=16.0,
                        help="C_k, cost of a device read (default: 16)")
-    cache.add_argument("--points", type=_positive_int("--points"), default=33,
-                       help="splits to simulate, M_a = i*M/(points-1) (default: 33)")
+    cache.add_argument("--points", type=cv.int_in("--points", 2, cv.MAX_POINTS), default=33,
+                       help="splits to simulate, M_a = i*M/(points-1), 2 to "
+                            f"{cv.MAX_POINTS} (default: 33)")
     cache.add_argument("--kernel-model", default="linux", choices=["linux", "lru", "block-lru"],
                        help="linux: page cache with 2Q and read-ahead; lru: page LRU; "
                             "block-lru: LRU of whole blocks (default: linux)")
-    cache.add_argument("--max-readahead", type=_positive_int("--max-readahead"), default=32,
+    cache.add_argument("--max-readahead", type=cv.positive_int("--max-readahead"), default=32,
                        help="read-ahead window limit in 4 KiB pages (default: 32 = 128 KiB)")
     cache.add_argument("--exclusive", action="store_true",
                        help="exclusive kernel cache: blocks admitted to the application "
                             "cache leave the kernel cache and return on eviction")
-    cache.add_argument("--warmup", type=_fraction("--warmup", False, True), default=0.25,
+    cache.add_argument("--warmup", type=cv.fraction("--warmup", False, True), default=0.25,
                        help="leading fraction of accesses not counted (default: 0.25)")
-    cache.add_argument("--threads", type=_threads, default=0,
+    cache.add_argument("--threads", type=cv.threads, default=0,
                        help="worker threads (default: 0, one per core)")
 
     out = p.add_argument_group("output")
     out.add_argument("--json", default=None, help="write the full result as JSON to this file")
-    out.add_argument("--plot", type=_plot_path, default=None,
+    out.add_argument("--plot", type=cv.plot_path, default=None,
                      help="write a PNG plot of L_e, H_a, H_k against M_a (a .png path)")
     out.add_argument("--quiet", action="store_true", help="no table, no progress bar")
 
@@ -279,19 +172,23 @@ def print_sim(report: SimReport, out: TextIO = sys.stdout) -> None:
 
 def cmd_sim(args: argparse.Namespace) -> int:
     """`symbiosis sim`: the two-level study."""
+    outputs = OutputFiles({"--json": args.json, "--plot": args.plot})
     config = _sim_config(args)
     report = run_sim(config, progress=not args.quiet and sys.stderr.isatty())
+
+    def plot(path: str) -> None:
+        from symbiosis.plots import plot_sim
+        plot_sim(report, path)
+    outputs.write({"--json": json_writer(report.to_json()), "--plot": plot})
     if not args.quiet:
         print_sim(report)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(report.to_json(), f, indent=1)
-    if args.plot:
-        from symbiosis.plots import plot_sim
-        plot_sim(report, args.plot)
-        if not args.quiet:
-            print(f"plot written to {args.plot}")
+        _say_plot_written(args.plot)
     return 0
+
+
+def _say_plot_written(path: Optional[str]) -> None:
+    if path:
+        print(f"plot written to {path}")
 
 
 REPLAY_DESCRIPTION = """\
@@ -360,12 +257,12 @@ def _add_replay_args(p: argparse.ArgumentParser) -> None:
                                    "first round and its settling; 0: 20 per block)")
     _add_layout_args(p)
     ctl = p.add_argument_group("engine and Controller")
-    ctl.add_argument("--memory", type=_bytes("--memory"), default=1 << 30,
+    ctl.add_argument("--memory", type=cv.size("--memory"), default=1 << 30,
                      help="memory budget M = M_a + M_k (default: 1GiB)")
-    ctl.add_argument("--ca", type=_nonnegative("--ca"), default=3.0,
+    ctl.add_argument("--ca", type=cv.nonnegative("--ca"), default=3.0,
                      help="C_a, the simulated engine's cost of an application miss served from "
                           "memory; also the Controller's starting estimate (default: 3)")
-    ctl.add_argument("--ck", type=_nonnegative("--ck"), default=16.0,
+    ctl.add_argument("--ck", type=cv.nonnegative("--ck"), default=16.0,
                      help="C_k, the simulated engine's cost of a device read (default: 16)")
     ctl.add_argument("--kernel-model", default="linux", choices=["linux", "lru", "block-lru"],
                      help="the simulated engine's kernel cache: linux (2Q, read-ahead), lru "
@@ -376,16 +273,16 @@ def _add_replay_args(p: argparse.ArgumentParser) -> None:
     ctl.add_argument("--sample-rate", type=_sample_rate, default=1 / 64,
                      help="R, the fraction of accesses the ghosts see, as 1/64 or 0.015625 "
                           "(default: 1/64)")
-    ctl.add_argument("--max-readahead", type=_positive_int("--max-readahead"), default=32,
+    ctl.add_argument("--max-readahead", type=cv.positive_int("--max-readahead"), default=32,
                      help="read-ahead window limit in 4 KiB pages (default: 32 = 128 KiB)")
-    ctl.add_argument("--interval", type=_count("--interval"), default=100_000,
+    ctl.add_argument("--interval", type=cv.count("--interval"), default=100_000,
                      help="accesses per timeline point of L_e and M_a in --json and --plot "
                           "(default: 100k, the Controller's window)")
 
     out = p.add_argument_group("output")
     out.add_argument("--json", default=None,
                      help="write the rounds, final M_a and timeline as JSON to this file")
-    out.add_argument("--plot", type=_plot_path, default=None,
+    out.add_argument("--plot", type=cv.plot_path, default=None,
                      help="write a PNG of L_e and M_a over the replay (a .png path)")
     out.add_argument("--quiet", action="store_true", help="no table, no progress bar")
 
@@ -510,17 +407,16 @@ def print_replay(result: dict, out: TextIO = sys.stdout) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """`symbiosis replay`: the online Controller over a workload or trace."""
+    outputs = OutputFiles({"--json": args.json, "--plot": args.plot})
     result = run_replay(args, progress=not args.quiet and sys.stderr.isatty())
+
+    def plot(path: str) -> None:
+        from symbiosis.plots import plot_replay
+        plot_replay(result, path)
+    outputs.write({"--json": json_writer(result), "--plot": plot})
     if not args.quiet:
         print_replay(result)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
-    if args.plot:
-        from symbiosis.plots import plot_replay
-        plot_replay(result, args.plot)
-        if not args.quiet:
-            print(f"plot written to {args.plot}")
+        _say_plot_written(args.plot)
     return 0
 
 
@@ -542,6 +438,7 @@ example:
 def cmd_kernel_models(args: argparse.Namespace) -> int:
     """`symbiosis kernel-models`: kernel models against the full page model."""
     from symbiosis.kernel_models import run_kernel_models
+    outputs = OutputFiles({"--json": args.json, "--plot": args.plot})
     result = run_kernel_models(
         workload=args.workload, data_bytes=args.data_size, alpha=args.alpha,
         sizes=args.sizes, rate=args.rate, group=args.group, accesses=args.accesses,
@@ -549,6 +446,16 @@ def cmd_kernel_models(args: argparse.Namespace) -> int:
         warmup=args.warmup, threads=args.threads,
         progress=not args.quiet and sys.stderr.isatty(), trace=args.trace,
         trace_format=args.trace_format, columns=args.columns, max_records=args.max_records)
+
+    def plot(path: str) -> None:
+        from symbiosis.plots import plot_lines
+        caps = [c / (1 << 20) for c in result["capacities"]]
+        plot_lines(path, f"kernel cache models: {args.trace or args.workload}, "
+                   f"R={args.rate:g}, G={args.group}", "kernel cache size (MiB)",
+                   "kernel hit ratio",
+                   [(f"{c['model']} (MAE {c['mean_abs_error']:.3f})", caps, c["hit_ratio"])
+                    for c in result["curves"]], ylim=(0, 1.02))
+    outputs.write({"--json": json_writer(result), "--plot": plot})
     if not args.quiet:
         caps = result["capacities"]
         print(f"D_c = {format_bytes(result['disk_bytes'])}, {result['num_accesses']} block reads, "
@@ -564,17 +471,7 @@ def cmd_kernel_models(args: argparse.Namespace) -> int:
             print(f"note: the sample holds about {groups:.0f} groups of {args.group} blocks, so "
                   f"the sampled curves vary by roughly {1 / max(groups, 1) ** 0.5:.0%}; "
                   "raise --data-size or --rate for a steadier comparison")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=1)
-    if args.plot:
-        from symbiosis.plots import plot_lines
-        caps = [c / (1 << 20) for c in result["capacities"]]
-        plot_lines(args.plot, f"kernel cache models: {args.trace or args.workload}, "
-                   f"R={args.rate:g}, G={args.group}", "kernel cache size (MiB)",
-                   "kernel hit ratio",
-                   [(f"{c['model']} (MAE {c['mean_abs_error']:.3f})", caps, c["hit_ratio"])
-                    for c in result["curves"]], ylim=(0, 1.02))
+        _say_plot_written(args.plot)
     return 0
 
 
@@ -589,193 +486,14 @@ def cmd_figures(args: argparse.Namespace) -> int:
     return 0
 
 
-BENCH_CONFIGS = """\
-  static-default   M_a = the engine's default: 8 MiB (LevelDB, RocksDB),
-                   M/4 (WiredTiger, the paper's 256 MB of 1 GB)
-  static-max       M_a = M
-  static-<i>       M_a = i*M/8 (sweep: i = 1..7 with the two above; the
-                   best of them is the oracle)
-  symbiosis        the Controller splits M online"""
-
-BENCH_DESCRIPTIONS = {
-    "leveldb": """\
-Loads a LevelDB of D_u bytes (once; kept in --db-dir), then runs each
-configuration for --duration with --threads readers and reports throughput,
-mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
-
-""" + BENCH_CONFIGS + """
-
-Budgets: kernel runs each configuration in a fresh memory cgroup of
-M + --reserve (root or a delegated cgroup needed); emulated replaces the
-page cache with a user-space one of M - M_a (no root).""",
-    "rocksdb": """\
-Loads a RocksDB of D_u bytes (once; kept in --db-dir), then runs each
-configuration for --duration with --threads readers and reports throughput,
-mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
-
-""" + BENCH_CONFIGS + """
-
-Budgets: engine (the paper's RocksDB setting) gives the block cache M_a and
-RocksDB's compressed secondary cache M - M_a, with direct reads, and needs
-no root; kernel puts the page cache below the block cache and runs each
-configuration in a fresh memory cgroup of M + --reserve.""",
-    "wiredtiger": """\
-Loads a WiredTiger table of D_u bytes (once; kept in --db-dir; snappy,
-32 KiB leaf pages), opens it with four eviction workers as MongoDB does
-(eviction=(threads_min=4,threads_max=4): WiredTiger's own tuner of their
-count moved H_a between runs) and under jemalloc as WiredTiger advises
-(--allocator), then runs each configuration for
---duration with --threads readers and reports throughput, mean/p95/p99
-latency, the hit ratios H_a and H_k, and M_a (WiredTiger's cache_size):
-
-""" + BENCH_CONFIGS + """
-
-Symbiosis searches M_a in [M/4, M]: WiredTiger's cache slows down sharply
-below that. Budget: kernel only; each configuration runs in a fresh memory
-cgroup of M + --reserve (root or a delegated cgroup needed)."""}
-
-BENCH_EPILOG = """\
-examples:
-  symbiosis bench {engine} --workload hotspot20 --duration 60s --plot lat.png
-  symbiosis bench {engine} --phases "hotspot20@{{M}}*6M;hotspot20@{{2M}}*6M" \\
-      --configs static-default,symbiosis --data-size 512MiB
-  symbiosis bench {engine} --workloads uniform,zipfian,hotspot20 \\
-      --ratios 0.2,0.4,0.6,0.8,1.0 --configs all --json grid.json --plot grid.png
-  symbiosis bench {engine} --workloads hotspot20 --ratios 0.6,1.0 --configs all \\
-      --side-by-side --plot pairs.png     # each static run at the same time as Symbiosis,
-                                          # twice, on swapped CPUs (--repeats)
-
-{{M}} and {{2M}} in --phases stand for the budget and twice it. JSON: configs:
-[{{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}}],
-and cells: one per (workload, D_u) in grid runs."""
-
-# Per engine: the budgets (the first is the default) and the one a run
-# falls back to when no cgroup can be made.
-BENCH_BUDGETS = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kernel"),
-                 "wiredtiger": ("kernel",)}
-# Per engine: Options::kernel_app_cache_overhead (the plugins' headers).
-BENCH_APP_CACHE_OVERHEAD = {"leveldb": 0.25, "rocksdb": 0.25, "wiredtiger": 0.0}
-# Per engine: the malloc every run gets unless --allocator says otherwise.
-# WiredTiger's documentation asks for tcmalloc or jemalloc in place of the
-# system's malloc, and MongoDB always ships it with tcmalloc; under glibc a
-# cache that has grown holds memory that its history left behind, which a
-# static run never pays (bench/wiredtiger.md section 20).
-BENCH_ALLOCATOR = {"leveldb": "system", "rocksdb": "system", "wiredtiger": "jemalloc"}
-ALLOCATOR_HELP = {
-    "leveldb": "as RocksDB's own builds link it",
-    "rocksdb": "as RocksDB's own builds link it",
-    "wiredtiger": "as WiredTiger's documentation advises (MongoDB ships it with tcmalloc); "
-                  "under glibc a cache that grew from M/4 runs about 10%% slower at the page "
-                  "cache's cliff than one that always had its size",
-}
-
-
-def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
-    p.add_argument("--memory", type=_bytes("--memory"), default=256 << 20,
-                   help="M, the caches' budget (default: 256MiB)")
-    p.add_argument("--data-size", type=_bytes("--data-size"), default=0,
-                   help="uncompressed data size D_u (default: 2M, twice the budget)")
-    p.add_argument("--scale", type=_fraction("--scale", True, False), default=1.0,
-                   help="multiply M and D_u by this, to fit the paper's ratios on a small "
-                        "machine or to run faster (default: 1)")
-    p.add_argument("--workload", default="hotspot20", help="workload spec (default: hotspot20)")
-    p.add_argument("--phases", default=None,
-                   help='phases "spec@size*ops;..." instead of --workload')
-    p.add_argument("--workloads", default=None, help="grid: comma-separated workload specs")
-    p.add_argument("--ratios", default=None, help="grid: comma-separated M/D_u values")
-    p.add_argument("--configs", default="static-default,static-max,symbiosis",
-                   help="configurations, or 'sweep' or 'all' (default: %(default)s)")
-    p.add_argument("--duration", default=None,
-                   help="run time per configuration, --warmup included (default: 60s, or "
-                        "until every phase of --phases has run its count of operations)")
-    p.add_argument("--ops", type=_count("--ops"), default=0,
-                   help="operations per configuration instead of --duration")
-    p.add_argument("--warmup", default="10s",
-                   help="leading part of --duration left out of the summary (default: 10s)")
-    p.add_argument("--interval", default="1s", help="timeline interval (default: 1s)")
-    p.add_argument("--threads", type=_positive_int("--threads", 256), default=4,
-                   help="reader threads (default: 4)")
-    p.add_argument("--overwrite", type=_fraction("--overwrite", False, False), default=0.0,
-                   help="fraction of operations that overwrite a key (default: 0)")
-    p.add_argument("--alpha", type=_fraction("--alpha", True, False), default=0.5,
-                   help="target compression ratio of the values with snappy (default: 0.5)")
-    p.add_argument("--value-size", type=_positive_int("--value-size", 1 << 20), default=1000,
-                   help="value bytes (default: 1000)")
-    budgets = BENCH_BUDGETS[engine]
-    if engine == "leveldb":
-        p.add_argument("--budget", choices=budgets, default=budgets[0],
-                       help="kernel: a real memory cgroup; emulated: a user-space page cache "
-                            "(default: kernel)")
-        p.add_argument("--allow-fallback", action="store_true",
-                       help="use the emulated budget when no cgroup can be made")
-        p.add_argument("--device-latency", default="0us",
-                       help="emulated budget: latency added to each device read, e.g. 70us")
-    elif engine == "rocksdb":
-        p.add_argument("--budget", choices=budgets, default=budgets[0],
-                       help="engine: block cache + RocksDB's compressed secondary cache, "
-                            "direct reads; kernel: block cache + the page cache in a real "
-                            "memory cgroup (default: engine)")
-        p.add_argument("--allow-fallback", action="store_true",
-                       help="use the engine budget when no cgroup can be made")
-    else:
-        p.add_argument("--budget", choices=budgets, default=budgets[0],
-                       help="kernel: WiredTiger's cache + the page cache in a real memory "
-                            "cgroup, the only budget (WiredTiger has no compressed cache of "
-                            "its own)")
-    p.add_argument("--app-cache-overhead", type=_overhead, default=None,
-                   help="kernel budget: the share of an application-cache growth that "
-                        "Symbiosis expects to come out of the page cache on top of the growth "
-                        "itself, in (-1, 1); negative where the cache fills less than its "
-                        "capacity (default: %s)" % BENCH_APP_CACHE_OVERHEAD[engine])
-    p.add_argument("--side-by-side", action="store_true",
-                   help="run each static configuration at the same time as a Symbiosis run, "
-                        "on two copies of the DB, one CPU each, and compare within each pair: "
-                        "on a shared machine the way to see a 5%% difference")
-    if len(budgets) == 2:
-        first, second = budgets
-        p.add_argument("--compare-budgets", action="store_true",
-                       help=f"run each configuration under the {first} and the {second} "
-                            "budget at the same time, on two copies of the DB, one CPU each, "
-                            "--repeats times with the CPUs swapped, and report the "
-                            f"{second} run's throughput over the {first} run's: which budget "
-                            "serves this workload better below the same M (--budget is "
-                            "then not used)")
-    p.add_argument("--repeats", type=_positive_int("--repeats", 64), default=None,
-                   help="--side-by-side or --compare-budgets: pairs per configuration, the "
-                        "two runs swapping CPUs every time; its ratio is their geometric mean. Keep it "
-                        "even: the CPUs are not alike (one takes the disk's interrupts) "
-                        "(default: 2)")
-    p.add_argument("--reserve", type=_bytes("--reserve"), default=32 << 20,
-                   help="kernel budget: the cgroup holds M + this, for the engine's memory "
-                        "outside its caches (heap, memtables, index blocks); what that leaves "
-                        "unused, the page cache gets beside M - M_a (default: 32MiB)")
-    p.add_argument("--allocator", choices=("system", "jemalloc"), default=BENCH_ALLOCATOR[engine],
-                   help="the malloc of every run: the system's (glibc) or jemalloc, "
-                        f"preloaded (Debian's libjemalloc2), {ALLOCATOR_HELP[engine]}. "
-                        "It moves where the engine's blocks sit in memory, which shows where "
-                        "hits are cheap and after a resize (default: %(default)s)")
-    p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
-                   help="where loaded DBs are kept (default: %(default)s)")
-    p.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")
-    p.add_argument("--json", default=None, help="write the results as JSON")
-    p.add_argument("--plot", type=_plot_path, default=None,
-                   help="write a PNG: the timeline, or the grid for grid runs")
-    p.add_argument("--quiet", action="store_true", help="no table, no progress")
-
-
-def _bench(args: argparse.Namespace) -> int:
-    from symbiosis.bench import cmd_bench
-    return cmd_bench(args)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = _Parser(
+    parser = cv.Parser(
         prog="symbiosis",
         description="Split a memory budget between a storage engine's application cache "
                     "and the kernel page cache: offline studies of the two-level cache.",
         epilog="Run 'symbiosis <command> --help' for each command's options.")
-    sub = parser.add_subparsers(dest="command", metavar="command", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="command", parser_class=cv.Parser)
     sim = sub.add_parser(
         "sim", help="sweep the application cache size M_a from 0 to M and find the best split",
         description="Simulate the application cache (LRU of uncompressed blocks) above the "
@@ -797,54 +515,41 @@ def build_parser() -> argparse.ArgumentParser:
         description="Hit-ratio curves of the kernel cache under several models (paper Fig. 7).",
         epilog=KERNEL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     km.add_argument("--workload", default="zipfian", help="workload spec (default: zipfian)")
-    km.add_argument("--data-size", type=_bytes("--data-size"), default=512 << 20,
+    km.add_argument("--data-size", type=cv.size("--data-size"), default=512 << 20,
                     help="uncompressed data size D_u (default: 512MiB)")
-    km.add_argument("--alpha", type=_fraction("--alpha", True, False), default=0.5,
+    km.add_argument("--alpha", type=cv.fraction("--alpha", True, False), default=0.5,
                     help="compression ratio (default: 0.5)")
-    km.add_argument("--block-size", type=_bytes("--block-size", MAX_BLOCK), default=4096,
+    km.add_argument("--block-size", type=cv.size("--block-size", cv.MAX_BLOCK), default=4096,
                     help="uncompressed block size (default: 4KiB)")
-    km.add_argument("--sizes", type=_positive_int("--sizes", 1024), default=16,
+    km.add_argument("--sizes", type=cv.positive_int("--sizes", 1024), default=16,
                     help="kernel cache sizes to simulate, D_c/sizes .. D_c (default: 16)")
-    km.add_argument("--rate", type=_fraction("--rate", True, False), default=1 / 64,
+    km.add_argument("--rate", type=cv.fraction("--rate", True, False), default=1 / 64,
                     help="sampling rate R of the sampled models (default: 1/64)")
-    km.add_argument("--group", type=_positive_int("--group"), default=32,
+    km.add_argument("--group", type=cv.positive_int("--group"), default=32,
                     help="G, blocks per sampling group (default: 32)")
-    km.add_argument("--accesses", type=_count("--accesses"), default=0,
+    km.add_argument("--accesses", type=cv.count("--accesses"), default=0,
                     help="block reads (default: 20 per block)")
-    km.add_argument("--seed", type=_seed, default=1, help="random seed (default: 1)")
-    km.add_argument("--max-readahead", type=_positive_int("--max-readahead"), default=32,
+    km.add_argument("--seed", type=cv.seed, default=1, help="random seed (default: 1)")
+    km.add_argument("--max-readahead", type=cv.positive_int("--max-readahead"), default=32,
                     help="read-ahead window limit in pages (default: 32)")
-    km.add_argument("--warmup", type=_fraction("--warmup", False, True), default=0.25,
+    km.add_argument("--warmup", type=cv.fraction("--warmup", False, True), default=0.25,
                     help="leading fraction of reads not counted (default: 0.25)")
-    km.add_argument("--threads", type=_threads, default=0,
+    km.add_argument("--threads", type=cv.threads, default=0,
                     help="worker threads (default: 0, one per core)")
     km.add_argument("--trace", default=None, help="replay a trace file instead")
     km.add_argument("--format", dest="trace_format", default="oracleGeneral",
                     help="trace format: oracleGeneral, csv or txt (default: %(default)s)")
     km.add_argument("--columns", default="", help='csv column map, e.g. "key=5,size=4,header=1"')
-    km.add_argument("--max-records", type=_count("--max-records"), default=0,
+    km.add_argument("--max-records", type=cv.count("--max-records"), default=0,
                     help="read at most this many trace records (default: all)")
     km.add_argument("--json", default=None, help="write the curves as JSON")
-    km.add_argument("--plot", type=_plot_path, default=None,
+    km.add_argument("--plot", type=cv.plot_path, default=None,
                     help="write a PNG of the curves (a .png path)")
     km.add_argument("--quiet", action="store_true", help="no table, no progress bar")
     km.set_defaults(func=cmd_kernel_models)
 
-    bench = sub.add_parser(
-        "bench", help="run a real engine under a memory budget: static splits vs Symbiosis",
-        description="Benchmarks of real storage engines under one memory budget M.")
-    engines = bench.add_subparsers(dest="engine", metavar="engine", parser_class=_Parser)
-    for engine, title in (("leveldb", "LevelDB"), ("rocksdb", "RocksDB"),
-                          ("wiredtiger", "WiredTiger")):
-        one = engines.add_parser(
-            engine, help=f"Debian's {title} with static cache sizes and with Symbiosis",
-            description=BENCH_DESCRIPTIONS[engine], epilog=BENCH_EPILOG.format(engine=engine),
-            formatter_class=argparse.RawDescriptionHelpFormatter)
-        _add_bench_args(one, engine)
-        one.set_defaults(func=_bench)
-    bench.set_defaults(func=lambda args: bench.error("give an engine: leveldb, rocksdb or wiredtiger"))
+    add_bench_parser(sub)
 
-    from symbiosis.mrc import add_mrc_parser
     add_mrc_parser(sub)
 
     fig = sub.add_parser(
@@ -852,33 +557,62 @@ def build_parser() -> argparse.ArgumentParser:
         description="Runs the studies behind docs/figures and writes a PNG and a JSON each.")
     fig.add_argument("--out", default="docs/figures", help="output folder (default: docs/figures)")
     fig.add_argument("--only", default="", help="comma-separated subset, e.g. fig4a,fig7")
-    fig.add_argument("--memory", type=_bytes("--memory"), default=128 << 20,
+    fig.add_argument("--memory", type=cv.size("--memory"), default=128 << 20,
                      help="budget M the sizes are scaled to (default: 128MiB)")
-    fig.add_argument("--points", type=_positive_int("--points"), default=17,
+    fig.add_argument("--points", type=cv.int_in("--points", 2, cv.MAX_POINTS), default=17,
                      help="splits per two-level study (default: 17; fig7 has no splits)")
     fig.add_argument("--quiet", action="store_true")
     fig.set_defaults(func=cmd_figures)
     return parser
 
 
+# A closed pipe (`symbiosis sim | head`) ends the command quietly, as a
+# process killed by SIGPIPE would: 128 + 13.
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Runs the CLI; returns the exit status (2 for bad input)."""
+    """Runs the CLI; returns the exit status: 0, 1 when the work failed, 2
+    for bad input, 130 when interrupted, 141 when stdout was closed."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.error("give a command: sim, replay, kernel-models, bench, mrc or figures (see --help)")
-    prog = f"symbiosis {args.command}"  # as argparse words the subcommand's errors
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Runs the parsed command `args.func(args)`, each way it can end
+    turned into its exit status and at most one line on stderr."""
+    # As argparse words the subcommand's errors.
+    prog = " ".join(["symbiosis", args.command]
+                    + ([args.engine] if getattr(args, "engine", None) else []))
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # Nothing more can reach the reader; keep the interpreter's own
+        # flush at exit from failing too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except _native.InputError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(str(e))}", file=sys.stderr)
         return 2
+    except CommandFailed as e:
+        print(f"{prog}: error: {_one_line(str(e))}", file=sys.stderr)
+        return 1
     except OSError as e:
-        print(f"{prog}: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"{prog}: error: {where}{_one_line(e.strerror or str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("symbiosis: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

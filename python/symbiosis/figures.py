@@ -8,11 +8,11 @@ shape the curves.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Callable
 
 from symbiosis import _native
+from symbiosis.outputs import OutputFiles, check_writable, json_writer
 from symbiosis.plots import plot_lines
 from symbiosis.study import SimConfig, SimReport, run_sim
 
@@ -45,7 +45,10 @@ class FigureMaker:
         self.memory = memory
         self.points = points
         self.log = log
+        if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+            raise _native.InputError(f"--out: {out_dir} is a file; give a folder for the figures")
         os.makedirs(out_dir, exist_ok=True)
+        check_writable(os.path.join(out_dir, "figure.png"), "--out")
 
     def _sim(self, **kw: Any) -> SimReport:
         config = SimConfig(memory_bytes=self.memory, points=self.points, **kw)
@@ -54,9 +57,11 @@ class FigureMaker:
                  + (" exclusive" if config.exclusive else ""))
         return run_sim(config)
 
-    def _save(self, name: str, data: Any) -> None:
-        with open(os.path.join(self.out_dir, name + ".json"), "w") as f:
-            json.dump(data, f, indent=1)
+    def _write(self, name: str, data: Any, plot: Callable[[str], None]) -> None:
+        """name.png by `plot` and name.json of `data`, both or neither."""
+        base = os.path.join(self.out_dir, name)
+        OutputFiles({"--out (plot)": base + ".png", "--out (JSON)": base + ".json"}).write(
+            {"--out (plot)": plot, "--out (JSON)": json_writer(data)})
 
     def _lines(self, name: str, title: str, runs: list[tuple[str, SimReport, float | None]],
                ck: float | None = None) -> None:
@@ -66,10 +71,9 @@ class FigureMaker:
             series.append((label, xs, ys))
             markers.append(_minimum(xs, ys))
             data.append({"label": label, "mk_over_m": xs, "latency": ys})
-        plot_lines(os.path.join(self.out_dir, name + ".png"), title,
-                   "kernel cache size M_k / M  (application cache gets the rest)",
-                   "expected latency L_e (cost units)", series, markers)
-        self._save(name, data)
+        self._write(name, data, lambda path: plot_lines(
+            path, title, "kernel cache size M_k / M  (application cache gets the rest)",
+            "expected latency L_e (cost units)", series, markers))
 
     # Figure 4 I(a): C_a from 10 to 100; uniform, M/D_u = 0.7, alpha = 0.5.
     def fig4a(self) -> None:
@@ -141,13 +145,13 @@ class FigureMaker:
              [p["hit_kernel"] for p in exclusive.points]),
             ("H_a (both; closed form M_a/D_u)", ma, [p["hit_app"] for p in inclusive.points]),
         ]
-        plot_lines(os.path.join(self.out_dir, "closed_form_gap.png"),
-                   f"Uniform, aligned blocks, block-LRU kernel, alpha={alpha}, "
-                   f"M={memory / data:.2f} D_u: the kernel cache holds duplicates",
-                   "application cache size M_a / D_u", "hit ratio", series, ylim=(0, 1.02))
-        self._save("closed_form_gap", {
+        self._write("closed_form_gap", {
             "memory_bytes": memory, "data_bytes": data, "alpha": alpha,
-            "inclusive": inclusive.points, "exclusive": exclusive.points})
+            "inclusive": inclusive.points, "exclusive": exclusive.points},
+            lambda path: plot_lines(
+                path, f"Uniform, aligned blocks, block-LRU kernel, alpha={alpha}, "
+                f"M={memory / data:.2f} D_u: the kernel cache holds duplicates",
+                "application cache size M_a / D_u", "hit ratio", series, ylim=(0, 1.02)))
 
     # Figure 7: kernel models and sampling against the full page model, on
     # a random-read workload and on one with scans (where read-ahead counts).
@@ -164,13 +168,13 @@ class FigureMaker:
             cap = [c / (1 << 20) for c in result["capacities"]]
             series = [(f"{c['model']} (MAE {c['mean_abs_error']:.3f})", cap, c["hit_ratio"])
                       for c in result["curves"]]
-            plot_lines(os.path.join(self.out_dir, f"fig7_{name}.png"),
-                       f"Fig. 7: kernel cache hit ratio by model; {label},\n"
-                       f"D_c={result['disk_bytes'] >> 20}MiB, alpha=0.5, sampling R=1/{1 / rate:g}, "
-                       f"G={group}", "kernel cache size (MiB)", "kernel hit ratio", series,
-                       ylim=(0, 1.02))
             result["workload"] = workload
-            self._save(f"fig7_{name}", result)
+            title = (f"Fig. 7: kernel cache hit ratio by model; {label},\n"
+                     f"D_c={result['disk_bytes'] >> 20}MiB, alpha=0.5, sampling R=1/{1 / rate:g}, "
+                     f"G={group}")
+            self._write(f"fig7_{name}", result, lambda path, title=title, series=series: plot_lines(
+                path, title, "kernel cache size (MiB)", "kernel hit ratio", series,
+                ylim=(0, 1.02)))
 
 
 FIGURES = ["closed_form", "fig4a", "fig4b", "fig4c", "fig4d", "fig5", "fig7"]

@@ -13,7 +13,6 @@ CLI: ``symbiosis mrc --trace FILE --algo krr --k 5 --plot mrc.png``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -22,6 +21,8 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from symbiosis import _native
+from symbiosis import converters as cv
+from symbiosis.outputs import OutputFiles, json_writer
 from symbiosis.units import format_bytes, parse_bytes, parse_count
 
 ALGORITHMS = ("lru", "shards", "krr", "klru-sim")
@@ -213,7 +214,6 @@ rocksdb (block_cache_trace_analyzer's human-readable trace).
 
 def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
     """Adds `symbiosis mrc` to the CLI's subcommands."""
-    from symbiosis import cli  # its argument converters give one-line errors
     p = sub.add_parser("mrc", help="miss-ratio curves of a trace: exact LRU, SHARDS, KRR (K-LRU)",
                        description=MRC_DESCRIPTION, epilog=MRC_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -221,11 +221,11 @@ def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", dest="trace_format", default="oracleGeneral",
                    help="trace format: " + ", ".join(FORMATS) + " (default: %(default)s)")
     p.add_argument("--columns", default="", help='csv column map, e.g. "key=5,size=4,header=1"')
-    p.add_argument("--max-records", type=cli._count("--max-records"), default=0,
+    p.add_argument("--max-records", type=cv.count("--max-records"), default=0,
                    help="read at most this many records (default: all)")
     p.add_argument("--algo", default="lru",
                    help="lru, shards, krr or klru-sim; several comma-separated (default: lru)")
-    p.add_argument("--k", type=cli._positive_int("--k", 1 << 16), default=5,
+    p.add_argument("--k", type=cv.positive_int("--k", 1 << 16), default=5,
                    help="K-LRU's keys drawn per eviction (krr, klru-sim; default: 5, Redis's)")
     p.add_argument("--bytes", action="store_true",
                    help="count cache sizes in bytes (the trace's sizes) and add the byte miss "
@@ -233,25 +233,25 @@ def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sizes", default="",
                    help="comma-separated cache sizes (bytes units with --bytes: 64MiB), "
                         "ascending; default: --points sizes over the working set")
-    p.add_argument("--points", type=cli._positive_int("--points", 100_000), default=40,
+    p.add_argument("--points", type=cv.positive_int("--points", 100_000), default=40,
                    help="sizes spread evenly over the working set (default: 40)")
-    p.add_argument("--rate", type=cli._fraction("--rate", True, False), default=None,
+    p.add_argument("--rate", type=cv.fraction("--rate", True, False), default=None,
                    help="spatial sampling rate R (shards default 0.01, krr default 1)")
-    p.add_argument("--max-keys", type=cli._count("--max-keys"), default=0,
+    p.add_argument("--max-keys", type=cv.count("--max-keys"), default=0,
                    help="shards: fixed-size SHARDS with at most this many sampled keys")
-    p.add_argument("--min-keys", type=cli._count("--min-keys"), default=DEFAULT_MIN_KEYS,
+    p.add_argument("--min-keys", type=cv.count("--min-keys"), default=DEFAULT_MIN_KEYS,
                    help="shards, krr: sample at least this many keys; the rate starts at 1 and "
                         "halves down to --rate as the sample grows (default: %(default)s; "
                         "0: exactly --rate)")
     p.add_argument("--k-exponent", type=float, default=1.4,
                    help="krr: K' = K^exponent (default: 1.4, the paper's; 1 = uncorrected)")
-    p.add_argument("--pool", type=cli._int_in("--pool", 0, 1024), default=0,
+    p.add_argument("--pool", type=cv.int_in("--pool", 0, 1024), default=0,
                    help="klru-sim: Redis's eviction pool size (Redis: 16; default: 0, none)")
     p.add_argument("--without-replacement", action="store_true",
                    help="klru-sim: draw K distinct keys (default: with replacement)")
-    p.add_argument("--seed", type=cli._seed, default=1, help="random seed (default: 1)")
+    p.add_argument("--seed", type=cv.seed, default=1, help="random seed (default: 1)")
     p.add_argument("--json", default=None, help="write the curve(s) as JSON")
-    p.add_argument("--plot", type=cli._plot_path, default=None,
+    p.add_argument("--plot", type=cv.plot_path, default=None,
                    help="write a PNG of the curve(s)")
     p.add_argument("--quiet", action="store_true", help="no table, no progress bar")
     p.set_defaults(func=cmd_mrc)
@@ -281,11 +281,17 @@ def _size_text(size: int, bytes_mode: bool) -> str:
 
 def cmd_mrc(args: argparse.Namespace) -> int:
     """`symbiosis mrc`."""
+    outputs = OutputFiles({"--json": args.json, "--plot": args.plot})
     algos = _algorithms(args.algo)
     if not (0 < args.k_exponent <= 4):
         raise _native.InputError(f"--k-exponent: {args.k_exponent:g} is outside (0, 4]; the "
                                  "paper's correction is 1.4")
     sizes = _parse_sizes(args.sizes, args.bytes)
+    if "klru-sim" in algos and len(sizes or range(args.points)) > cv.MAX_POINTS:
+        # Each size is a cache simulated over the whole trace.
+        raise _native.InputError(f"klru-sim simulates a cache per size: "
+                                 f"{len(sizes or range(args.points))} sizes are more than the "
+                                 f"{cv.MAX_POINTS} it takes; give fewer --points or --sizes")
     if args.trace == "-" and len(algos) > 1:
         raise _native.InputError("--trace -: standard input can be read once; give a file to "
                                  "compare several algorithms")
@@ -306,25 +312,22 @@ def cmd_mrc(args: argparse.Namespace) -> int:
             max_records=args.max_records, progress=progress)
     curves = [by_algo[i] for i in range(len(algos))]
     name = "standard input" if args.trace == "-" else os.path.basename(args.trace)
+    out = dict(curves[0].to_json(), trace=args.trace)
+    if len(curves) > 1:
+        out["curves"] = [c.to_json() for c in curves]
+        out["mean_absolute_error"] = {c.algorithm: mean_absolute_error(c, curves[-1])
+                                      for c in curves[:-1]}
+    title = (f"{name}: {curves[0].requests:,} requests, working set "
+             f"{_size_text(curves[-1].working_set, args.bytes)}"
+             f"{'' if args.bytes else ' objects'}")
+    if len(curves) > 1:
+        title += "; mean absolute error against the last: " + ", ".join(
+            f"{_label(c)} {mean_absolute_error(c, curves[-1]):.4f}" for c in curves[:-1])
+    outputs.write({"--json": json_writer(out),
+                   "--plot": lambda path: plot_mrc(curves, path, title)})
     if not args.quiet:
         _print_table(curves, name)
-    if args.json:
-        out = dict(curves[0].to_json(), trace=args.trace)
-        if len(curves) > 1:
-            out["curves"] = [c.to_json() for c in curves]
-            out["mean_absolute_error"] = {c.algorithm: mean_absolute_error(c, curves[-1])
-                                          for c in curves[:-1]}
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
-    if args.plot:
-        title = (f"{name}: {curves[0].requests:,} requests, working set "
-                 f"{_size_text(curves[-1].working_set, args.bytes)}"
-                 f"{'' if args.bytes else ' objects'}")
-        if len(curves) > 1:
-            title += "; mean absolute error against the last: " + ", ".join(
-                f"{_label(c)} {mean_absolute_error(c, curves[-1]):.4f}" for c in curves[:-1])
-        plot_mrc(curves, args.plot, title)
-        if not args.quiet:
+        if args.plot:
             print(f"plot written to {args.plot}")
     return 0
 

@@ -170,6 +170,8 @@ def plot_bench_timeline(result: dict, path: str) -> None:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True,
                                       gridspec_kw={"height_ratios": [3, 2]})
     for config in cell["configs"]:
+        if config.get("failed"):  # its numbers describe requests that failed
+            continue
         timeline = config["timeline"]
         ts = [p["t"] for p in timeline]
         style = {"lw": 2.2, "color": "C3"} if config["name"] == "symbiosis" else {"lw": 1, "alpha": 0.8}
@@ -217,10 +219,11 @@ def plot_bench_grid(result: dict, path: str) -> None:
         names = [cfg["name"] for cfg in cells[0]["configs"]]
         for name in names:
             ys = []
-            for c in cells:
-                best = max(cfg["throughput_ops"] for cfg in c["configs"] if cfg["name"] != "symbiosis")
+            for c in cells:  # a failed run has no throughput: a gap in its line
+                best = max((cfg["throughput_ops"] for cfg in c["configs"]
+                            if cfg["name"] != "symbiosis" and not cfg.get("failed")), default=0)
                 mine = next(cfg["throughput_ops"] for cfg in c["configs"] if cfg["name"] == name)
-                ys.append(mine / best if best else 0)
+                ys.append(mine / best if best and mine is not None else float("nan"))
             if name == "symbiosis":
                 ax.plot(ratios, ys, marker="o", lw=2.2, color="C3", label=name)
             elif name in ("static-default", "static-max"):
@@ -261,12 +264,12 @@ def plot_bench_budgets(result: dict, path: str) -> None:
         xs = [c["ratio"] for c in cells]
         for i, name in enumerate(names):
             points = [(x, p) for x, c in zip(xs, cells) for p in c["budget_pairs"]
-                      if p["config"] == name]
+                      if p["config"] == name and p["ratio"] is not None]
             style = {"lw": 2.2, "color": "C3"} if name == "symbiosis" else {"lw": 1, "color": f"C{i}"}
             ax.plot([x for x, _ in points], [p["ratio"] for _, p in points], marker="o", ms=4,
                     label=name, **style)
             for x, p in points:
-                singles = [run["ratio"] for run in p["runs"]]
+                singles = [run["ratio"] for run in p["runs"] if run["ratio"] is not None]
                 if len(singles) > 1:
                     ax.vlines(x, min(singles), max(singles), color=style["color"], lw=1,
                               alpha=0.6)
@@ -291,18 +294,24 @@ def plot_bench_pairs(result: dict, path: str) -> None:
     fig, axes, panels = _workload_panels(result)
     for ax, workload, cells in panels:
         xs = [c["ratio"] for c in cells]
-        ratios = [{p["static"]: p["ratio"] for p in c["pairs"]} for c in cells]
-        ax.plot(xs, [min(r.values()) for r in ratios], marker="o", lw=2.2, color="C3",
-                label="vs best static")
+        # A failed pair has no ratio: a gap in its line.
+        ratios = [{p["static"]: p["ratio"] for p in c["pairs"] if p["ratio"] is not None}
+                  for c in cells]
+        ax.plot(xs, [min(r.values(), default=float("nan")) for r in ratios], marker="o", lw=2.2,
+                color="C3", label="vs best static")
         for x, c in zip(xs, cells):
-            best = min(c["pairs"], key=lambda p: p["ratio"])
+            valid = [p for p in c["pairs"] if p["ratio"] is not None]
+            if not valid:
+                continue
+            best = min(valid, key=lambda p: p["ratio"])
             singles = [run["ratio"] for run in best.get("runs", [])]
             if len(singles) > 1:
                 ax.vlines(x, min(singles), max(singles), color="C3", lw=1, alpha=0.6)
         for name, style in (("static-default", {"marker": "s", "ms": 4, "lw": 1}),
                             ("static-max", {"marker": "^", "ms": 4, "lw": 1})):
-            if all(name in r for r in ratios):
-                ax.plot(xs, [r[name] for r in ratios], label=f"vs {name}", **style)
+            if any(name in r for r in ratios):
+                ax.plot(xs, [r.get(name, float("nan")) for r in ratios], label=f"vs {name}",
+                        **style)
         ax.axhline(0.95, color="grey", lw=0.8, ls=":")
         _ratio_panel(ax, workload)
     axes[0][0].set_ylabel("Symbiosis / static throughput\n(run side by side)")

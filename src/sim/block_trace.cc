@@ -94,6 +94,10 @@ BlockTrace TraceFromWorkload(const DataLayout& layout,
 BlockTrace TraceFromRecords(const std::vector<TraceRecord>& records,
                             const TraceLayoutOptions& options) {
   if (records.empty()) throw InputError("the trace has no records");
+  if (options.block_bytes > kMaxBlockBytes) {
+    throw InputError("--block-size " + std::to_string(options.block_bytes) +
+                     " is larger than 64 MiB, the largest block a study simulates");
+  }
   if (!(options.alpha > 0 && options.alpha <= 1)) {
     throw InputError("--alpha must be in (0, 1]; it is the compressed/uncompressed size ratio, e.g. 0.5");
   }
@@ -118,6 +122,11 @@ BlockTrace TraceFromRecords(const std::vector<TraceRecord>& records,
       if (records[i].size == 0) {
         throw InputError("trace record " + std::to_string(i + 1) +
                          " has no size; give --block-size to use a fixed block size");
+      }
+      if (records[i].size > kMaxBlockBytes) {
+        throw InputError("trace record " + std::to_string(i + 1) + " has an object of " +
+                         std::to_string(records[i].size) + " bytes; --block-size trace takes "
+                         "objects of up to 64 MiB as blocks: give a fixed --block-size");
       }
       // A key's block is the largest size it was read with.
       mem_size[ordinal] = std::max(mem_size[ordinal], records[i].size);

@@ -51,6 +51,10 @@ DataLayout::DataLayout(const LayoutOptions& options) : options_(options) {
                    " is outside [0, 1)");
   }
   if (o.block_bytes == 0) ThrowBadLayout("block size is 0; use e.g. 4096");
+  if (o.block_bytes > kMaxBlockBytes) {
+    ThrowBadLayout("block size " + std::to_string(o.block_bytes) +
+                   " is larger than 64 MiB, the largest block a study simulates");
+  }
   if (o.entry_bytes == 0 || o.entry_bytes > o.block_bytes) {
     ThrowBadLayout("entry size " + std::to_string(o.entry_bytes) +
                    " must be between 1 and the block size " +

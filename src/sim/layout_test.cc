@@ -157,6 +157,13 @@ TEST(DataLayout, BadOptionsThrow) {
        "file size"},
       {"too many blocks",
        [](LayoutOptions* o) { o->data_bytes = uint64_t{1} << 50; }, "blocks"},
+      {"block above 64 MiB",
+       [](LayoutOptions* o) {
+         o->block_bytes = kMaxBlockBytes + 1;
+         o->data_bytes = uint64_t{1} << 30;
+         o->file_bytes = uint64_t{1} << 30;
+       },
+       "larger than 64 MiB"},
   };
   for (const Case& c : cases) {
     LayoutOptions o = Small();

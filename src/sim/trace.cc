@@ -32,7 +32,7 @@ static_assert(std::endian::native == std::endian::little,
 
 [[noreturn]] void ThrowNoRecords(const std::string& path) {
   throw InputError(path + ": the trace holds no records; check the path and "
-                   "the format (--trace-format)");
+                   "the format (--format)");
 }
 
 // A field quoted into an error message: at most 40 characters, control

@@ -416,5 +416,19 @@ TEST(ParseCount, AcceptsAndRejects) {
             std::string::npos);
 }
 
+// What an error quotes of the input stays on one whole line: a newline
+// would split it, a NUL would cut what() short.
+TEST(InputError, WritesControlBytesOfTheInputAsEscapes) {
+  try {
+    MakeWorkload(std::string("uni\nform\0x", 10), 100, 100, 1);
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("'uni\\x0aform\\x00x'"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    EXPECT_NE(message.find("valid:"), std::string::npos) << "cut short: " << message;
+  }
+}
+
 }  // namespace
 }  // namespace symbiosis

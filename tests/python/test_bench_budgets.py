@@ -55,7 +55,8 @@ def test_each_configuration_runs_in_both_budgets_at_once_on_swapped_cpus(compare
                      "symbiosis@kernel"]
     assert "geometric mean of kernel/engine per configuration: static-default" in proc.stdout
     assert plot.stat().st_size > 10_000
-    assert sorted(p.name for p in (folder / "dbs").iterdir()) == ["rocksdb-64MiB-v1000-a0.5"]
+    assert sorted(p.name for p in (folder / "dbs").iterdir()) == [
+        ".rocksdb-64MiB-v1000-a0.5-s1.lock", "rocksdb-64MiB-v1000-a0.5-s1"]
 
 
 @pytest.mark.parametrize("engine, extra, message", [

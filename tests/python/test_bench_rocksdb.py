@@ -47,7 +47,8 @@ def test_json_has_the_shared_schema_and_the_second_tier_serves(small_run):
     assert by_name["static-default"]["hit_kernel"] > 0.3
     assert by_name["symbiosis"]["summary"]["controller"]["accesses"] > 0
     assert plot.stat().st_size > 10_000
-    assert sorted(p.name for p in (folder / "dbs").iterdir()) == ["rocksdb-64MiB-v1000-a0.5"]
+    assert sorted(p.name for p in (folder / "dbs").iterdir()) == [
+        ".rocksdb-64MiB-v1000-a0.5-s1.lock", "rocksdb-64MiB-v1000-a0.5-s1"]
 
 
 @pytest.mark.parametrize("args, message", [

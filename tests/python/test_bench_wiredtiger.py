@@ -53,7 +53,7 @@ def test_help_defaults_are_the_plugins_own():
     # Options::kernel_app_cache_overhead; a change in a header must show.
     import re
     from conftest import REPO
-    from symbiosis.cli import BENCH_APP_CACHE_OVERHEAD
+    from symbiosis.bench_cli import BENCH_APP_CACHE_OVERHEAD
     for engine, default in BENCH_APP_CACHE_OVERHEAD.items():
         header = (REPO / "include" / "symbiosis" / f"{engine}.h").read_text()
         found = re.search(r"double kernel_app_cache_overhead = (-?[0-9.]+);", header)

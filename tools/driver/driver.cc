@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
@@ -32,6 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint32_t kKeyBytes = 16;
+constexpr uint64_t kMaxValueBytes = 1 << 20;
 constexpr char kMetaFile[] = "symbiosis-bench.json";
 
 std::string program = "bench";  // <engine>_bench, for messages
@@ -55,6 +57,70 @@ void FillValue(uint64_t key, uint64_t version, double alpha, std::string* value)
   for (size_t i = 0; i < value->size(); ++i) {
     (*value)[i] = i < random ? static_cast<char>(rng()) : (*value)[i % random];
   }
+}
+
+// "" if `value` can be one FillValue wrote for a value of `value_bytes` at
+// `alpha` (its length, and its random head repeated to its end), else what
+// is wrong with it. Which key or version wrote it is not checked: that
+// would cost a generator per read.
+std::string CheckValue(const std::string& value, uint32_t value_bytes, double alpha) {
+  if (value.size() != value_bytes) {
+    return "a value of " + std::to_string(value.size()) + " bytes, where the load wrote " +
+           std::to_string(value_bytes);
+  }
+  const size_t random = std::max<size_t>(8, static_cast<size_t>(value.size() * alpha));
+  for (size_t at = random; at < value.size(); at += random) {
+    if (std::memcmp(value.data() + at, value.data(), std::min(random, value.size() - at)) != 0) {
+      return "a value whose bytes from " + std::to_string(at) +
+             " on are not the ones the load wrote";
+    }
+  }
+  return "";
+}
+
+// Failed requests, counted by the reader threads, and the first one's
+// message: what a failed run reports.
+class RequestErrors {
+ public:
+  void Add(const std::string& message) {
+    if (count_.fetch_add(1, std::memory_order_relaxed) == 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      first_ = message;
+    }
+  }
+  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+  std::string first() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_;
+  }
+
+ private:
+  std::atomic<uint64_t> count_{0};
+  mutable std::mutex mu_;
+  std::string first_;  // GUARDED_BY(mu_)
+};
+
+// One request of the workload: a Get (its value checked), a Scan or, with
+// `write_value`, a Put. Failures go to `errors`.
+void Request(BenchDb& db, const KeyRequest& request, const std::string* write_value,
+             uint32_t value_bytes, double alpha, std::string* value, RequestErrors* errors) {
+  const std::string key = Key(request.first_key);
+  std::string error;
+  if (write_value != nullptr) {
+    if (!db.Put(key, *write_value, &error)) errors->Add("Put " + key + ": " + error);
+  } else if (request.count > 1) {
+    if (!db.Scan(key, request.count, &error)) errors->Add("Scan " + key + ": " + error);
+  } else if (!db.Get(key, value, &error)) {
+    errors->Add("Get " + key + ": " + error);
+  } else if (error = CheckValue(*value, value_bytes, alpha); !error.empty()) {
+    errors->Add("Get " + key + " returned " + error);
+  }
+}
+
+// The failed run's one line: the count and the first error.
+std::string FailedRequests(const RequestErrors& errors, uint64_t requests) {
+  return std::to_string(errors.count()) + " of " + std::to_string(requests) +
+         " requests failed; the first: " + errors.first();
 }
 
 // --- flags -----------------------------------------------------------------
@@ -84,8 +150,8 @@ struct CommandSpec {
 };
 
 std::string CommandHelp(const CommandSpec& command) {
-  std::string text = "usage: " + program + " " + command.name + " " + command.synopsis +
-                     " [flags]\n\n" + command.summary + "\nflags:\n";
+  std::string text = "usage: " + program + " " + command.name +
+                     (command.synopsis.empty() ? "" : " " + command.synopsis) + " [flags]\n\n" + command.summary + "\nflags:\n";
   for (const FlagSpec& f : command.flags) {
     std::string left = "  --" + f.name + (f.value.empty() ? "" : " " + f.value);
     left.resize(std::max<size_t>(left.size() + 2, 28), ' ');
@@ -172,6 +238,7 @@ struct Layout {
 
 std::string ToJson(const Layout& l) {
   std::ostringstream out;
+  out.precision(17);  // alpha_target as given: CheckValue recomputes the values' heads
   out << "{\"keys\": " << l.keys << ", \"value_bytes\": " << l.value_bytes
       << ", \"alpha_target\": " << l.alpha_target << ", \"alpha_measured\": " << l.alpha_measured
       << ", \"data_bytes\": " << l.data_bytes << ", \"table_bytes\": " << l.table_bytes << "}\n";
@@ -218,7 +285,7 @@ int Load(BenchEngine& engine, const Flags& flags) {
   const uint64_t value_bytes = ParseBytes(flags.Get("value-size", "1000"), "--value-size");
   const double alpha = ParseFraction(flags.Get("alpha", "0.5"), "--alpha", false, true);
   const uint64_t seed = ParseCount(flags.Get("seed", "1"), "--seed");
-  if (value_bytes > (1 << 20)) Fail(2, "--value-size must be at most 1MiB");
+  if (value_bytes > kMaxValueBytes) Fail(2, "--value-size must be at most 1MiB");
   if (fs::exists(db_path)) {
     Fail(2, db_path + " exists; remove it or choose another --db");
   }
@@ -489,7 +556,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
 
   std::atomic<uint64_t> issued{0};
   std::atomic<bool> stop{false};
-  std::atomic<uint64_t> errors{0};
+  RequestErrors errors;
   std::vector<std::unique_ptr<Histogram>> histograms;
   for (int t = 0; t < c.threads; ++t) histograms.push_back(std::make_unique<Histogram>());
   const auto phase_of = [&](uint64_t op) {
@@ -516,16 +583,11 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
       }
       const KeyRequest request = workload->Next();
       const auto start = std::chrono::steady_clock::now();
-      bool ok = true;
-      if (c.overwrite > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < c.overwrite) {
-        FillValue(request.first_key, c.seed + 1 + op, c.layout.alpha_target, &write_value);
-        ok = db->Put(Key(request.first_key), write_value);
-      } else if (request.count <= 1) {
-        ok = db->Get(Key(request.first_key), &value);
-      } else {
-        ok = db->Scan(Key(request.first_key), request.count);
-      }
-      if (!ok) errors.fetch_add(1, std::memory_order_relaxed);
+      const bool write =
+          c.overwrite > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < c.overwrite;
+      if (write) FillValue(request.first_key, c.seed + 1 + op, c.layout.alpha_target, &write_value);
+      Request(*db, request, write ? &write_value : nullptr, c.layout.value_bytes,
+              c.layout.alpha_target, &value, &errors);
       histograms[t]->Add(static_cast<uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
               .count()));
@@ -559,6 +621,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   bool warm = c.warmup_s == 0;
   if (warm) warm_counts.assign(Histogram::kBuckets, 0);
   size_t rounds_reported = 0;
+  uint64_t prev_errors = 0;
   double elapsed = 0;
   double next_report = c.interval_s;
   while (true) {
@@ -597,7 +660,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
         "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
         "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ma_bytes\": %llu, \"state\": %s, "
         "\"phase\": %zu, \"warm\": %s, \"app_usage_bytes\": %llu, \"cgroup_file_bytes\": %llu, "
-        "\"cgroup_anon_bytes\": %llu, \"rounds\": [%s]}\n",
+        "\"cgroup_anon_bytes\": %llu, \"errors\": %llu, \"rounds\": [%s]}\n",
         elapsed, static_cast<unsigned long long>(w.ops), w.ops / c.interval_s, w.mean_us,
         w.p50_us, w.p95_us, w.p99_us, hit_app, hit_kernel,
         static_cast<unsigned long long>(stats.app_capacity_bytes),
@@ -605,7 +668,8 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
         phase_of(issued.load() == 0 ? 0 : std::min(issued.load(), total_ops) - 1),
         warm ? "true" : "false", static_cast<unsigned long long>(stats.app_usage_bytes),
         static_cast<unsigned long long>(usage.file), static_cast<unsigned long long>(usage.anon),
-        events.c_str());
+        static_cast<unsigned long long>(errors.count() - prev_errors), events.c_str());
+    prev_errors = errors.count();
     std::fflush(stdout);
     if (c.progress) {
       std::fprintf(stderr, "\r%-15s t=%6.1fs  %9.0f ops/s  mean %7.1f us  p99 %8.1f us  M_a %6.0f MiB  %s   ",
@@ -642,25 +706,41 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   const EngineStats stats = db->Stats();
   const uint64_t lookups = stats.lookups - warm_stats.lookups;
   const uint64_t reads = stats.reads - warm_stats.reads;
+  // A failed run reports no throughput or latency: they would describe
+  // requests that did not do their work.
+  const bool failed = errors.count() > 0;
+  const auto number = [&](double x, int decimals) {
+    if (failed) return std::string("null");
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
+    return std::string(buffer);
+  };
+  uint64_t requests = 0;
+  for (uint64_t n : counts) requests += n;
   std::printf(
       "{\"type\": \"summary\", \"name\": %s, \"budget\": %s, \"memory_bytes\": %llu, "
-      "\"reserve_bytes\": %llu, \"cache_budget_bytes\": %llu, \"final_ma_bytes\": %llu, \"throughput_ops\": %.1f, "
-      "\"mean_us\": %.2f, \"p50_us\": %.2f, \"p95_us\": %.2f, \"p99_us\": %.2f, "
-      "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ops\": %llu, \"errors\": %llu, "
+      "\"reserve_bytes\": %llu, \"cache_budget_bytes\": %llu, \"final_ma_bytes\": %llu, "
+      "\"throughput_ops\": %s, \"mean_us\": %s, \"p50_us\": %s, \"p95_us\": %s, \"p99_us\": %s, "
+      "\"hit_app\": %.4f, \"hit_kernel\": %.4f, \"ops\": %llu, \"requests\": %llu, "
+      "\"errors\": %llu, \"failed\": %s, \"first_error\": %s, "
       "\"measured_s\": %.2f, \"allocator\": %s, \"engine_counters\": %s, \"controller\": %s}\n",
       JsonString(c.name).c_str(), JsonString(c.budget).c_str(),
       static_cast<unsigned long long>(c.memory), static_cast<unsigned long long>(c.reserve),
       static_cast<unsigned long long>(stats.memory_bytes),
       static_cast<unsigned long long>(stats.app_capacity_bytes),
-      measured_s > 0 ? w.ops / measured_s : 0.0, w.mean_us, w.p50_us, w.p95_us, w.p99_us,
+      number(measured_s > 0 ? w.ops / measured_s : 0.0, 1).c_str(), number(w.mean_us, 2).c_str(),
+      number(w.p50_us, 2).c_str(), number(w.p95_us, 2).c_str(), number(w.p99_us, 2).c_str(),
       lookups ? double(stats.app_hits - warm_stats.app_hits) / lookups : 0,
       reads ? double(stats.second_tier_hits - warm_stats.second_tier_hits) / reads : 0,
-      static_cast<unsigned long long>(w.ops), static_cast<unsigned long long>(errors.load()),
+      static_cast<unsigned long long>(w.ops), static_cast<unsigned long long>(requests),
+      static_cast<unsigned long long>(errors.count()), failed ? "true" : "false",
+      failed ? JsonString(errors.first()).c_str() : "null",
       measured_s, JsonString(AllocatorName()).c_str(), CountersJson(stats.engine_counters).c_str(),
       stats.controller ? ToJson(*stats.controller).c_str() : "null");
   std::fflush(stdout);
   if (InterruptGuard::received() != 0) return 130;
-  return errors.load() == 0 ? 0 : 1;
+  if (failed) Fail(1, FailedRequests(errors, requests));
+  return 0;
 }
 
 int Run(BenchEngine& engine, const Flags& flags) {
@@ -811,7 +891,7 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
   }
 
   std::atomic<bool> stop{false};
-  std::atomic<uint64_t> errors{0};
+  RequestErrors errors;
   struct alignas(64) Count {
     std::atomic<uint64_t> ops{0};
   };
@@ -822,10 +902,8 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
         MakeWorkload(c.workload, c.layout.keys, entry_bytes, c.seed * 7919 + t * 104729);
     std::string value;
     while (!stop.load(std::memory_order_relaxed)) {
-      const KeyRequest request = workload->Next();
-      const bool ok = request.count <= 1 ? db->Get(Key(request.first_key), &value)
-                                         : db->Scan(Key(request.first_key), request.count);
-      if (!ok) errors.fetch_add(1, std::memory_order_relaxed);
+      Request(*db, workload->Next(), nullptr, c.layout.value_bytes, c.layout.alpha_target, &value,
+              &errors);
       counts[t].ops.fetch_add(1, std::memory_order_relaxed);
     }
   };
@@ -944,20 +1022,23 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
               "\"app_bytes\": %llu, \"workload\": %s, \"threads\": %d, \"slice_s\": %.3f, "
               "\"control\": %s, \"pairs\": %d, \"valid_pairs\": %zu, \"a_ops_per_s\": %.1f, "
               "\"b_ops_per_s\": %.1f, \"ratio\": %.5f, \"median_ratio\": %.5f, "
-              "\"median_low\": %.5f, \"median_high\": %.5f, \"errors\": %llu}\n",
+              "\"median_low\": %.5f, \"median_high\": %.5f, \"errors\": %llu, "
+              "\"first_error\": %s}\n",
               JsonString(c.budget).c_str(), static_cast<unsigned long long>(c.memory),
               static_cast<unsigned long long>(ma), JsonString(c.workload).c_str(), c.threads,
               c.slice_s, c.control ? "true" : "false", done, n, n ? sum_a / n : 0.0,
               n ? sum_b / n : 0.0, sum_b > 0 ? sum_a / sum_b : 0.0, m.median, m.low, m.high,
-              static_cast<unsigned long long>(errors.load()));
+              static_cast<unsigned long long>(errors.count()),
+              errors.count() ? JsonString(errors.first()).c_str() : "null");
   std::fflush(stdout);
   if (invalid > 0) {
     std::fprintf(stderr, "%s: note: %d of %d pairs left out: Symbiosis left Stable at %llu bytes\n",
                  program.c_str(), invalid, done, static_cast<unsigned long long>(ma));
   }
   if (interrupted()) return 130;
+  if (errors.count() > 0) Fail(1, FailedRequests(errors, total_ops()));
   if (n == 0) Fail(1, "no pair counted: Symbiosis never stayed Stable; see the pair lines");
-  return errors.load() == 0 ? 0 : 1;
+  return 0;
 }
 
 int Overhead(BenchEngine& engine, const Flags& flags) {
@@ -1058,7 +1139,22 @@ std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
         {"no-cgroup", "", "run outside a memory cgroup (the page cache holds the whole DB)"},
         {"control", "", "both halves report (an A/A run: the method's own spread)"},
         seed, overhead, progress}},
+      {"limits", "",
+       "Prints the engine's limits as one JSON line: its budgets, the smallest --memory\n"
+       "run accepts, the key length and the largest --value-size.\n",
+       {}},
   };
+}
+
+int Limits(const BenchEngine& engine) {
+  std::string budgets;
+  for (const std::string& b : engine.budgets()) budgets += (budgets.empty() ? "" : ", ") + JsonString(b);
+  std::printf("{\"engine\": %s, \"budgets\": [%s], \"min_memory_bytes\": %llu, "
+              "\"key_bytes\": %u, \"max_value_bytes\": %llu}\n",
+              JsonString(engine.name()).c_str(), budgets.c_str(),
+              static_cast<unsigned long long>(engine.min_memory_bytes()), kKeyBytes,
+              static_cast<unsigned long long>(kMaxValueBytes));
+  return 0;
 }
 
 }  // namespace
@@ -1068,8 +1164,8 @@ int DriverMain(BenchEngine& engine, int argc, char** argv) {
   const std::vector<CommandSpec> commands = Commands(engine.budgets());
   std::string usage;
   for (const CommandSpec& c : commands) {
-    usage += (usage.empty() ? "usage: " : "       ") + program + " " + c.name + " " + c.synopsis +
-             " [flags]\n";
+    usage += (usage.empty() ? "usage: " : "       ") + program + " " + c.name +
+             (c.synopsis.empty() ? "" : " " + c.synopsis) + " [flags]\n";
   }
   usage += "'" + program + " COMMAND --help' lists a command's flags.\n";
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
@@ -1080,13 +1176,14 @@ int DriverMain(BenchEngine& engine, int argc, char** argv) {
   const auto command = std::find_if(commands.begin(), commands.end(),
                                     [&](const CommandSpec& c) { return c.name == name; });
   if (command == commands.end()) {
-    Fail(2, "unknown command '" + name + "'; use load, run or overhead (see " + program +
+    Fail(2, "unknown command '" + name + "'; use load, run, overhead or limits (see " + program +
                 " --help)");
   }
   const Flags flags = ParseFlags(argc, argv, *command);
   try {
     if (name == "load") return Load(engine, flags);
     if (name == "run") return Run(engine, flags);
+    if (name == "limits") return Limits(engine);
     return Overhead(engine, flags);
   } catch (const InputError& e) {
     Fail(2, e.what());

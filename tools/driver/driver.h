@@ -19,6 +19,7 @@
 //                       [--warmup 30s] [--budget B] [--reserve 32MiB]
 //                       [--no-cgroup] [--seed 1] [--app-cache-overhead F]
 //                       [--progress]
+//   <engine>_bench limits           the engine's limits as one JSON line
 //   <engine>_bench COMMAND --help   the command's flags, each with its default
 //
 // load writes keys 0..N-1 ("user" + 12 digits) with values of --value-size
@@ -51,6 +52,16 @@
 // --interval and {"type":"summary",...} at the end (docs/bench-leveldb.md
 // has the schema); with --progress a status line on stderr. Errors: one
 // line on stderr, exit status 2 for bad input, 1 for a failed run.
+//
+// A run with any failed request is a failed run: an engine error, a key
+// the load wrote that a Get does not find, or a value that is not the one
+// the load (or an overwrite) wrote (its length, and its head repeated after
+// it). Its summary says "failed": true with the count and the first
+// error, and reports no throughput or latency; the driver prints the count
+// and the first error on stderr and exits 1.
+//
+// limits prints {"engine", "budgets", "min_memory_bytes", "key_bytes",
+// "max_value_bytes"}: what `symbiosis bench` checks before it loads a DB.
 
 #ifndef SYMBIOSIS_TOOLS_DRIVER_DRIVER_H_
 #define SYMBIOSIS_TOOLS_DRIVER_DRIVER_H_
@@ -102,11 +113,13 @@ EngineStats FromPluginStats(const PluginStats& s) {
 class BenchDb {
  public:
   virtual ~BenchDb() = default;
-  // false when the engine reports an error; a missing key is not one.
-  virtual bool Get(const std::string& key, std::string* value) = 0;
-  virtual bool Put(const std::string& key, const std::string& value) = 0;
-  // Reads up to `count` entries from `key` on.
-  virtual bool Scan(const std::string& key, uint32_t count) = 0;
+  // Each returns false and says why in `error` (one line, the engine's own
+  // words) when the request failed. A Get of a key that is not there
+  // fails: the driver asks only for keys the load wrote.
+  virtual bool Get(const std::string& key, std::string* value, std::string* error) = 0;
+  virtual bool Put(const std::string& key, const std::string& value, std::string* error) = 0;
+  // Reads up to `count` entries from `key` on; fewer at the end of the keys.
+  virtual bool Scan(const std::string& key, uint32_t count, std::string* error) = 0;
   virtual EngineStats Stats() const = 0;
   // Symbiosis: stops (true) or resumes reporting accesses to the
   // Controller. false if the engine's plugin cannot.
@@ -157,8 +170,8 @@ class BenchEngine {
   virtual std::unique_ptr<BenchDb> Open(const OpenRequest& request, std::string* error) = 0;
 };
 
-// The whole driver: parses argv (load, run or overhead) and does it. Returns the exit
-// status.
+// The whole driver: parses argv (load, run, overhead or limits) and does it.
+// Returns the exit status.
 int DriverMain(BenchEngine& engine, int argc, char** argv);
 
 }  // namespace symbiosis::bench

@@ -1,0 +1,508 @@
+"""`symbiosis bench <engine>`: the command line of the engine benchmarks.
+
+Everything a benchmark needs is checked before its first DB is loaded: the
+flags, the workload specs and phases against the data size of each cell,
+M against the engine's minimum (asked of its driver), the output paths and
+--db-dir. Then each cell's DB is taken from the store of kept DBs
+(kept_db.py), every configuration runs on its own copy of it (bench.py),
+and the table, the JSON and the plot are written. A configuration with a
+failed request is marked FAILED in the table and the JSON, and the command
+ends with one line that gives the count and the first error, exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes.util
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+from symbiosis import _native
+from symbiosis import converters as cv
+from symbiosis.bench import (driver_path, failed, format_budget_pairs, format_pairs,
+                             format_table, format_verdicts, grid_verdicts, make_output,
+                             run_budget_pairs, run_pairs, run_setup)
+from symbiosis.errors import CommandFailed, InputError
+from symbiosis.kept_db import KeptDbs, LoadFailed, LoadSpec, check_db_dir, size_text
+from symbiosis.outputs import OutputFiles, json_writer
+from symbiosis.units import format_bytes, parse_seconds
+
+# --ratios: M/D_u up to 4 (D_u a quarter of M).
+MAX_RATIO = 4.0
+# --value-size: the drivers' largest (driver.cc, kMaxValueBytes).
+MAX_VALUE_BYTES = 1 << 20
+
+BENCH_CONFIGS = """\
+  static-default   M_a = the engine's default: 8 MiB (LevelDB, RocksDB),
+                   M/4 (WiredTiger, the paper's 256 MB of 1 GB)
+  static-max       M_a = M
+  static-<i>       M_a = i*M/8 (sweep: i = 1..7 with the two above; the
+                   best of them is the oracle)
+  symbiosis        the Controller splits M online"""
+
+BENCH_DESCRIPTIONS = {
+    "leveldb": """\
+Loads a LevelDB of D_u bytes (once; kept in --db-dir), then runs each
+configuration for --duration with --threads readers and reports throughput,
+mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
+
+""" + BENCH_CONFIGS + """
+
+Budgets: kernel runs each configuration in a fresh memory cgroup of
+M + --reserve (root or a delegated cgroup needed); emulated replaces the
+page cache with a user-space one of M - M_a (no root).""",
+    "rocksdb": """\
+Loads a RocksDB of D_u bytes (once; kept in --db-dir), then runs each
+configuration for --duration with --threads readers and reports throughput,
+mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
+
+""" + BENCH_CONFIGS + """
+
+Budgets: engine (the paper's RocksDB setting) gives the block cache M_a and
+RocksDB's compressed secondary cache M - M_a, with direct reads, and needs
+no root; kernel puts the page cache below the block cache and runs each
+configuration in a fresh memory cgroup of M + --reserve.""",
+    "wiredtiger": """\
+Loads a WiredTiger table of D_u bytes (once; kept in --db-dir; snappy,
+32 KiB leaf pages), opens it with four eviction workers as MongoDB does
+(eviction=(threads_min=4,threads_max=4): WiredTiger's own tuner of their
+count moved H_a between runs) and under jemalloc as WiredTiger advises
+(--allocator), then runs each configuration for
+--duration with --threads readers and reports throughput, mean/p95/p99
+latency, the hit ratios H_a and H_k, and M_a (WiredTiger's cache_size):
+
+""" + BENCH_CONFIGS + """
+
+Symbiosis searches M_a in [M/4, M]: WiredTiger's cache slows down sharply
+below that. Budget: kernel only; each configuration runs in a fresh memory
+cgroup of M + --reserve (root or a delegated cgroup needed)."""}
+
+BENCH_EPILOG = """\
+examples:
+  symbiosis bench {engine} --workload hotspot20 --duration 60s --plot lat.png
+  symbiosis bench {engine} --phases "hotspot20@{{M}}*6M;hotspot20@{{2M}}*6M" \\
+      --configs static-default,symbiosis --data-size 512MiB
+  symbiosis bench {engine} --workloads uniform,zipfian,hotspot20 \\
+      --ratios 0.2,0.4,0.6,0.8,1.0 --configs all --json grid.json --plot grid.png
+  symbiosis bench {engine} --workloads hotspot20 --ratios 0.6,1.0 --configs all \\
+      --side-by-side --plot pairs.png     # each static run at the same time as Symbiosis,
+                                          # twice, on swapped CPUs (--repeats)
+
+{{M}} and {{2M}} in --phases stand for the budget and twice it. JSON: configs:
+[{{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}}],
+and cells: one per (workload, D_u) in grid runs."""
+
+# Per engine: the budgets (the first is the default) and the one a run
+# falls back to when no cgroup can be made.
+BENCH_BUDGETS = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kernel"),
+                 "wiredtiger": ("kernel",)}
+# Per engine: Options::kernel_app_cache_overhead (the plugins' headers).
+BENCH_APP_CACHE_OVERHEAD = {"leveldb": 0.25, "rocksdb": 0.25, "wiredtiger": 0.0}
+# Per engine: the malloc every run gets unless --allocator says otherwise.
+# WiredTiger's documentation asks for tcmalloc or jemalloc in place of the
+# system's malloc, and MongoDB always ships it with tcmalloc; under glibc a
+# cache that has grown holds memory that its history left behind, which a
+# static run never pays (bench/wiredtiger.md section 20).
+BENCH_ALLOCATOR = {"leveldb": "system", "rocksdb": "system", "wiredtiger": "jemalloc"}
+ALLOCATOR_HELP = {
+    "leveldb": "as RocksDB's own builds link it",
+    "rocksdb": "as RocksDB's own builds link it",
+    "wiredtiger": "as WiredTiger's documentation advises (MongoDB ships it with tcmalloc); "
+                  "under glibc a cache that grew from M/4 runs about 10%% slower at the page "
+                  "cache's cliff than one that always had its size",
+}
+
+
+def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
+    p.add_argument("--memory", type=cv.size("--memory"), default=256 << 20,
+                   help="M, the caches' budget (default: 256MiB)")
+    p.add_argument("--data-size", type=cv.size("--data-size"), default=0,
+                   help="uncompressed data size D_u (default: 2M, twice the budget)")
+    p.add_argument("--scale", type=cv.fraction("--scale", True, False), default=1.0,
+                   help="multiply M and D_u by this, to fit the paper's ratios on a small "
+                        "machine or to run faster (default: 1)")
+    p.add_argument("--workload", default="hotspot20",
+                   help="workload spec: uniform, zipfian, hotspot20, readscan, mixgraph, ... "
+                        "(default: hotspot20)")
+    p.add_argument("--phases", default=None,
+                   help='phases "spec@size*ops;..." instead of --workload')
+    p.add_argument("--workloads", type=cv.words("--workloads", "uniform,zipfian"), default=None,
+                   help="grid: comma-separated workload specs")
+    p.add_argument("--ratios", type=cv.numbers_in("--ratios", 0, MAX_RATIO, "0.2,0.6,1.0"),
+                   default=None,
+                   help=f"grid: comma-separated M/D_u values in (0, {MAX_RATIO:g}]")
+    p.add_argument("--configs", default="static-default,static-max,symbiosis",
+                   help="configurations, or 'sweep' or 'all' (default: %(default)s)")
+    p.add_argument("--duration", type=cv.seconds("--duration", positive=True), default=None,
+                   help="run time per configuration, --warmup included (default: 60s, or "
+                        "until every phase of --phases has run its count of operations)")
+    p.add_argument("--ops", type=cv.count("--ops"), default=0,
+                   help="operations per configuration instead of --duration")
+    p.add_argument("--warmup", type=cv.seconds("--warmup"), default="10s",
+                   help="leading part of --duration left out of the summary (default: 10s)")
+    p.add_argument("--interval", type=cv.seconds("--interval", positive=True), default="1s",
+                   help="timeline interval (default: 1s)")
+    p.add_argument("--threads", type=cv.positive_int("--threads", 256), default=4,
+                   help="reader threads (default: 4)")
+    p.add_argument("--overwrite", type=cv.fraction("--overwrite", False, False), default=0.0,
+                   help="fraction of operations that overwrite a key (default: 0)")
+    p.add_argument("--alpha", type=cv.fraction("--alpha", True, False), default=0.5,
+                   help="target compression ratio of the values with snappy (default: 0.5)")
+    p.add_argument("--value-size", type=cv.positive_int("--value-size", MAX_VALUE_BYTES),
+                   default=1000,
+                   help="value bytes (default: 1000)")
+    budgets = BENCH_BUDGETS[engine]
+    if engine == "leveldb":
+        p.add_argument("--budget", choices=budgets, default=budgets[0],
+                       help="kernel: a real memory cgroup; emulated: a user-space page cache "
+                            "(default: kernel)")
+        p.add_argument("--allow-fallback", action="store_true",
+                       help="use the emulated budget when no cgroup can be made")
+        p.add_argument("--device-latency", type=cv.seconds("--device-latency"), default="0us",
+                       help="emulated budget: latency added to each device read, e.g. 70us")
+    elif engine == "rocksdb":
+        p.add_argument("--budget", choices=budgets, default=budgets[0],
+                       help="engine: block cache + RocksDB's compressed secondary cache, "
+                            "direct reads; kernel: block cache + the page cache in a real "
+                            "memory cgroup (default: engine)")
+        p.add_argument("--allow-fallback", action="store_true",
+                       help="use the engine budget when no cgroup can be made")
+    else:
+        p.add_argument("--budget", choices=budgets, default=budgets[0],
+                       help="kernel: WiredTiger's cache + the page cache in a real memory "
+                            "cgroup, the only budget (WiredTiger has no compressed cache of "
+                            "its own)")
+    p.add_argument("--app-cache-overhead", type=cv.number_in("--app-cache-overhead", -1, 1, True, True, example="0.25"), default=None,
+                   help="kernel budget: the share of an application-cache growth that "
+                        "Symbiosis expects to come out of the page cache on top of the growth "
+                        "itself, in (-1, 1); negative where the cache fills less than its "
+                        "capacity (default: %s)" % BENCH_APP_CACHE_OVERHEAD[engine])
+    p.add_argument("--side-by-side", action="store_true",
+                   help="run each static configuration at the same time as a Symbiosis run, "
+                        "on two copies of the DB, one CPU each, and compare within each pair: "
+                        "on a shared machine the way to see a 5%% difference")
+    if len(budgets) == 2:
+        first, second = budgets
+        p.add_argument("--compare-budgets", action="store_true",
+                       help=f"run each configuration under the {first} and the {second} "
+                            "budget at the same time, on two copies of the DB, one CPU each, "
+                            "--repeats times with the CPUs swapped, and report the "
+                            f"{second} run's throughput over the {first} run's: which budget "
+                            "serves this workload better below the same M (--budget is "
+                            "then not used)")
+    p.add_argument("--repeats", type=cv.positive_int("--repeats", 64), default=None,
+                   help="--side-by-side or --compare-budgets: pairs per configuration, the "
+                        "two runs swapping CPUs every time; its ratio is their geometric mean. Keep it "
+                        "even: the CPUs are not alike (one takes the disk's interrupts) "
+                        "(default: 2)")
+    p.add_argument("--reserve", type=cv.size("--reserve"), default=32 << 20,
+                   help="kernel budget: the cgroup holds M + this, for the engine's memory "
+                        "outside its caches (heap, memtables, index blocks); what that leaves "
+                        "unused, the page cache gets beside M - M_a (default: 32MiB)")
+    p.add_argument("--allocator", choices=("system", "jemalloc"), default=BENCH_ALLOCATOR[engine],
+                   help="the malloc of every run: the system's (glibc) or jemalloc, "
+                        f"preloaded (Debian's libjemalloc2), {ALLOCATOR_HELP[engine]}. "
+                        "It moves where the engine's blocks sit in memory, which shows where "
+                        "hits are cheap and after a resize (default: %(default)s)")
+    p.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
+                   help="where loaded DBs are kept, each checked against its manifest when "
+                        "reused; runs work on copies of them (default: %(default)s)")
+    p.add_argument("--seed", type=cv.seed, default=1, help="random seed (default: 1)")
+    p.add_argument("--json", default=None, help="write the results as JSON")
+    p.add_argument("--plot", type=cv.plot_path, default=None,
+                   help="write a PNG: the timeline, or the grid for grid runs")
+    p.add_argument("--quiet", action="store_true", help="no table, no progress")
+
+
+def add_bench_parser(sub: argparse._SubParsersAction) -> None:
+    """Adds `symbiosis bench <engine>` to the CLI's subcommands."""
+    bench = sub.add_parser(
+        "bench", help="run a real engine under a memory budget: static splits vs Symbiosis",
+        description="Benchmarks of real storage engines under one memory budget M.")
+    engines = bench.add_subparsers(dest="engine", metavar="engine", parser_class=cv.Parser)
+    for engine, title in (("leveldb", "LevelDB"), ("rocksdb", "RocksDB"),
+                          ("wiredtiger", "WiredTiger")):
+        one = engines.add_parser(
+            engine, help=f"Debian's {title} with static cache sizes and with Symbiosis",
+            description=BENCH_DESCRIPTIONS[engine], epilog=BENCH_EPILOG.format(engine=engine),
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+        _add_bench_args(one, engine)
+        one.set_defaults(func=cmd_bench)
+    bench.set_defaults(func=lambda args: bench.error("give an engine: leveldb, rocksdb or wiredtiger"))
+
+
+@dataclass
+class CellPlan:
+    """One (workload, data size) of a benchmark."""
+
+    workload: str        # a workload spec, or the phases with {M} and {2M} filled in
+    phases: bool
+    data_bytes: int
+
+
+@dataclass
+class BenchPlan:
+    """A benchmark whose every input has been checked."""
+
+    engine: str
+    configs: List[str]
+    memory: int
+    budgets: Optional[Tuple[str, str]]
+    repeats: int
+    driver_args: Dict[str, str]
+    preload: Optional[str]
+    cells: List[CellPlan]
+    outputs: OutputFiles
+
+
+def driver_limits(engine: str) -> dict:
+    """The engine driver's limits (`<engine>_bench limits`)."""
+    driver = driver_path(engine)
+    result = subprocess.run([driver, "limits"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise CommandFailed(f"{driver} limits failed (exit status {result.returncode}): "
+                            f"{result.stderr.strip()[:200]}; rebuild it with scripts/setup.sh")
+    return json.loads(result.stdout)
+
+
+def plan_bench(args: argparse.Namespace) -> BenchPlan:
+    """Checks every input of `symbiosis bench` and returns the plan; raises
+    InputError (one line) on the first bad one. Loads nothing, runs nothing."""
+    engine = args.engine
+    configs = expand_configs(args.configs)
+    if args.side_by_side and ("symbiosis" not in configs or len(configs) < 2):
+        raise InputError("--side-by-side runs Symbiosis beside each static configuration; "
+                         "give --configs symbiosis and at least one static-...")
+    budgets = compared_budgets(args)
+    if args.repeats is not None and not (args.side_by_side or budgets):
+        raise InputError("--repeats counts the pairs of --side-by-side or --compare-budgets; "
+                         "add one of them or drop --repeats")
+    if args.phases is not None and args.workloads:
+        raise InputError("--phases replaces the workload of every cell; drop --workloads (or "
+                         "--phases)")
+    if args.phases is not None and not args.phases.strip():
+        raise InputError('--phases is empty; give e.g. "hotspot20@{M}*5M;hotspot20@{2M}*5M"')
+    limits = driver_limits(engine)
+    memory = int(args.memory * args.scale)
+    if memory < limits["min_memory_bytes"]:
+        scaled = f" (--memory times --scale {args.scale:g})" if args.scale != 1 else ""
+        raise InputError(f"--memory: M = {format_bytes(memory)}{scaled} is below the minimum "
+                         f"of {format_bytes(limits['min_memory_bytes'])} for {engine}; raise it")
+    entry = limits["key_bytes"] + args.value_size
+    cells = []
+    for workload in args.workloads or [args.workload]:
+        for ratio in args.ratios or [None]:
+            if ratio is not None:
+                data = int(memory / ratio)
+            elif args.data_size:
+                data = int(args.data_size * args.scale)
+            else:
+                data = 2 * memory
+            keys = data // entry
+            if keys == 0:
+                raise InputError(f"D_u = {format_bytes(data)} holds no entry of {entry} bytes "
+                                 "(key and value); give a larger --data-size")
+            if args.phases:
+                text = args.phases.replace("{M}", size_text(memory)).replace(
+                    "{2M}", size_text(2 * memory))
+                for phase in _native.parse_phases(text):
+                    _native.check_workload(phase["spec"], keys, entry)
+                cells.append(CellPlan(text, True, data))
+            else:
+                _native.check_workload(workload, keys, entry)
+                cells.append(CellPlan(workload, False, data))
+    driver_args = run_flags(args, memory)
+    check_warmup(driver_args)
+    preload = allocator_library(args.allocator)
+    outputs = OutputFiles({"--json": args.json, "--plot": args.plot})
+    check_db_dir(args.db_dir)
+    return BenchPlan(engine=engine, configs=configs, memory=memory, budgets=budgets,
+                     repeats=args.repeats or 2, driver_args=driver_args, preload=preload,
+                     cells=cells, outputs=outputs)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """`symbiosis bench <engine>`."""
+    plan = plan_bench(args)
+    engine, memory, budgets = plan.engine, plan.memory, plan.budgets
+    log: Callable[[str], None] = (lambda m: None) if args.quiet else (
+        lambda m: print(m, file=sys.stderr, flush=True))
+    show_progress = not args.quiet and sys.stderr.isatty()
+    cells = []
+    note = lambda m: print(f"symbiosis bench {engine}: note: {m}", file=sys.stderr, flush=True)
+    with KeptDbs(args.db_dir, engine, driver_path(engine), log, note) as store:
+        for cell_plan in plan.cells:
+            try:
+                db = store.ensure(LoadSpec(engine, cell_plan.data_bytes, args.value_size,
+                                           args.alpha))
+            except LoadFailed as e:
+                raise SystemExit(e.status)  # the driver has printed its one-line error
+            one = dict(plan.driver_args)
+            one["phases" if cell_plan.phases else "workload"] = cell_plan.workload
+            data = cell_plan.data_bytes
+            log(f"{cell_plan.workload}: D_u = {format_bytes(data)}, M = {format_bytes(memory)} "
+                + (f"(the {budgets[0]} and {budgets[1]} budgets)" if budgets
+                   else f"({args.budget} budget)"))
+            cell = {"workload": cell_plan.workload, "data_bytes": data, "ratio": memory / data}
+            if budgets or args.side_by_side:
+                copies = store.full_copies(db, 2)
+                try:
+                    if budgets:
+                        cell.update(run_budget_pairs(copies, plan.configs, one, budgets,
+                                                     show_progress, log, plan.repeats, engine,
+                                                     plan.preload))
+                    else:
+                        cell.update(run_pairs(copies, plan.configs, one, show_progress, log,
+                                              plan.repeats, engine, plan.preload))
+                finally:
+                    for copy in copies:
+                        shutil.rmtree(copy, ignore_errors=True)
+            else:
+                cell["results"] = run_setup(db, plan.configs, one, show_progress, log, engine,
+                                            plan.preload, working_copy=store.working_copy)
+            cells.append(cell)
+            if not args.quiet:
+                print(f"\n{cell_plan.workload}, M/D_u = {memory / data:.2f}")
+                print(format_budget_pairs(cell) if budgets else
+                      format_pairs(cell) if args.side_by_side else format_table(cell["results"]))
+    output = make_output(cells, memory, args)
+    verdicts = grid_verdicts(cells)
+    if verdicts:
+        output["verdicts"] = verdicts
+    plan.outputs.write({"--json": json_writer(output),
+                        "--plot": lambda path: _plot(output, cells, budgets, args, path)})
+    if verdicts and not args.quiet and len(cells) > 1:
+        how = " run side by side" if args.side_by_side else ""
+        print(f"\nSymbiosis against the static configurations{how} (throughput ratios):")
+        print(format_verdicts(verdicts))
+    if args.plot and not args.quiet:
+        print(f"plot written to {args.plot}")
+    failures = [(cell["workload"], run) for cell in cells for run in _runs(cell) if failed(run)]
+    if failures:
+        workload, first = failures[0]
+        runs = sum(1 for cell in cells for _ in _runs(cell))
+        where = f"{first['summary']['name']} in {workload}"
+        raise CommandFailed(
+            (f"{where} failed" if len(failures) == 1 else
+             f"{len(failures)} of {runs} runs failed, the first {where}")
+            + f": {first['error']}" + (f"; every run is in {args.json}" if args.json else ""))
+    return 0
+
+
+def _runs(cell: dict) -> List[dict]:
+    """Every run of a cell."""
+    if "pairs" in cell:
+        return [run for p in cell["pairs"] for run in (p["static_run"], p["symbiosis"])]
+    if "budget_pairs" in cell:
+        return [run for p in cell["budget_pairs"] for run in p["runs"].values()]
+    return list(cell["results"].values())
+
+
+def _plot(output: dict, cells: List[dict], budgets, args: argparse.Namespace, path: str) -> None:
+    from symbiosis import plots
+    if budgets:
+        plots.plot_bench_budgets(output, path)
+    elif len(cells) == 1:
+        plots.plot_bench_timeline(output, path)
+    elif args.side_by_side:
+        plots.plot_bench_pairs(output, path)
+    else:
+        plots.plot_bench_grid(output, path)
+
+
+def expand_configs(text: str) -> List[str]:
+    """'static-default,static-max,symbiosis', 'sweep' (static-1..7 plus the two
+    baselines) or 'all' (sweep and symbiosis)."""
+    names: List[str] = []
+    for word in [w.strip() for w in text.split(",") if w.strip()]:
+        if word == "sweep":
+            names += ["static-default"] + [f"static-{i}" for i in range(1, 8)] + ["static-max"]
+        elif word == "all":
+            names += expand_configs("sweep") + ["symbiosis"]
+        elif word in ("symbiosis", "static-default", "static-max") or re.fullmatch(
+                r"static-[0-8]", word):
+            names.append(word)
+        else:
+            raise InputError(f"--configs: '{word}' is not a configuration; use symbiosis, "
+                             "static-default, static-max, static-0 .. static-8, sweep or all")
+    unique = list(dict.fromkeys(names))
+    if not unique:
+        raise InputError("--configs is empty; give e.g. static-default,static-max,symbiosis")
+    return unique
+
+
+
+def compared_budgets(args) -> Optional[Tuple[str, str]]:
+    """The two budgets --compare-budgets runs (the engine's two; the flag
+    exists only for engines with two), the second's throughput over the
+    first's; None without it."""
+    if not getattr(args, "compare_budgets", False):
+        return None
+    if args.side_by_side:
+        raise InputError("--compare-budgets already runs its pairs side by side; drop "
+                         "--side-by-side")
+    if getattr(args, "allow_fallback", False):
+        raise InputError("--compare-budgets with --allow-fallback could compare a budget with "
+                         "itself; drop --allow-fallback (the kernel budget needs a memory "
+                         "cgroup: run as root or in a delegated cgroup)")
+    first, second = BENCH_BUDGETS[args.engine]
+    return first, second
+
+
+# RocksDB's own builds link jemalloc; Debian's use the C library's malloc.
+# Where a hit costs microseconds, where the engine's objects sit in the heap
+# shows in the throughput, and a resize moves them (bench/rocksdb.md
+# section 20). So the allocator is a choice, made for every run alike.
+def allocator_library(allocator: str) -> Optional[str]:
+    """The library to preload for --allocator (system or jemalloc, as the
+    parser allows): None for the system's malloc."""
+    if allocator == "system":
+        return None
+    library = ctypes.util.find_library("jemalloc")
+    if library is None:
+        raise InputError("--allocator jemalloc: libjemalloc is not installed; install Debian's "
+                         "libjemalloc2 (scripts/setup.sh does) or use --allocator system")
+    return library
+
+
+def run_flags(args, memory: int) -> Dict[str, str]:
+    """The driver's `run` flags shared by every configuration. Phases that all
+    give a count of operations run to their end unless --duration is given."""
+    flags: Dict[str, str] = {
+        "memory": str(memory), "threads": str(args.threads), "interval": args.interval,
+        "warmup": args.warmup, "budget": args.budget,
+        "device-latency": getattr(args, "device_latency", "0us"),
+        "overwrite": str(args.overwrite), "seed": str(args.seed),
+        "reserve": str(args.reserve)}
+    phases_counted = bool(args.phases) and all(
+        "*" in part for part in args.phases.split(";") if part.strip())
+    if args.ops:
+        flags["ops"] = str(args.ops)
+    elif args.duration or not phases_counted:
+        flags["duration"] = args.duration or "60s"
+    if getattr(args, "allow_fallback", False):
+        flags["allow-fallback"] = True
+    if args.app_cache_overhead is not None:
+        flags["app-cache-overhead"] = str(args.app_cache_overhead)
+    return flags
+
+
+def check_warmup(flags: Dict[str, str]) -> None:
+    """--duration counts the warm-up: one that is not shorter would leave
+    nothing to measure (the driver would then report the whole run)."""
+    if "duration" not in flags:
+        return
+    warmup = parse_seconds(flags["warmup"], "--warmup")
+    duration = parse_seconds(flags["duration"], "--duration")
+    if warmup >= duration:
+        raise InputError(f"--warmup {flags['warmup']} is not shorter than --duration "
+                         f"{flags['duration']}, which includes it: nothing would be measured; "
+                         f"give e.g. --duration {warmup + duration:g}s to measure "
+                         f"{duration:g}s after the warm-up")
+
+
