@@ -18,7 +18,8 @@ inline constexpr uint64_t kPageShift = 12;
 inline constexpr uint64_t kPageSize = uint64_t{1} << kPageShift;
 // The largest block the studies simulate: every access reads its block
 // page by page, so a block size (or a trace's object size) beyond any
-// engine's blocks would turn a small input into hours of work.
+// engine's blocks would turn a small input into hours of work
+// (docs/decisions/input-limits.md).
 inline constexpr uint32_t kMaxBlockBytes = 64u << 20;
 
 struct Block {

@@ -185,10 +185,11 @@ def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
 # benchmark machine the disk's interrupts all land on CPU 1, and in an
 # I/O-bound cell a run there is 12% slower than the same configuration on
 # CPU 0 beside it (bench/leveldb.md section 6). So each static configuration
-# is paired --repeats times (default 2), the two runs and the two DB copies
-# swapping places every time, and its ratio is the geometric mean over its
-# pairs: with an even count the CPU's share cancels. The two copies share no
-# file (KeptDbs.full_copies), so that each run's page cache is its own.
+# is paired --repeats times (default 2), the two runs swapping CPUs every
+# time, and its ratio is the geometric mean over its pairs: with an even
+# count the CPU's share cancels. Each pair runs on two fresh copies of the
+# DB that share no file (KeptDbs.pair_copies), so that each run's page cache
+# is its own and no run starts from what an earlier one wrote.
 def pair_cpus() -> Tuple[Optional[Set[int]], Optional[Set[int]]]:
     """Half of this process's CPUs for each run of a pair, or no pinning on a
     single CPU or without taskset."""
@@ -209,11 +210,15 @@ def side_by_side(log: Callable[[str], None]) -> Iterator[Tuple[tuple, ThreadPool
         yield cpu_sets, pool
 
 
-def run_pairs(copies: Sequence[str], configs: List[str], driver_args: Dict[str, str],
+PairCopies = Callable[[], ContextManager[Sequence[str]]]
+
+
+def run_pairs(pair_copies: PairCopies, configs: List[str], driver_args: Dict[str, str],
               show_progress: bool, log: Callable[[str], None], repeats: int = 2,
               engine: str = "leveldb", preload: Optional[str] = None) -> dict:
     """Each static configuration `repeats` times at the same time as a
-    Symbiosis run, on alternating CPUs and the two `copies` of the DB.
+    Symbiosis run, on alternating CPUs, each pair on the two copies of the
+    DB that `pair_copies()` makes.
     Returns {results, pairs}: pairs one per run pair, {static, repeat,
     static_cpus, static_run, symbiosis}; results as run_setup's, with each
     configuration's run of median throughput standing for it (Symbiosis's
@@ -226,14 +231,15 @@ def run_pairs(copies: Sequence[str], configs: List[str], driver_args: Dict[str, 
                 log(f"  {name} and symbiosis, side by side"
                     + (f" ({k + 1} of {repeats})" if repeats > 1 else "") + " ...")
                 s, y = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
-                static_run = pool.submit(run_config, copies[s], name, driver_args, False,
-                                         cpu_sets[s], engine, preload)
-                sym_run = pool.submit(run_config, copies[y], "symbiosis", driver_args,
-                                      show_progress, cpu_sets[y], engine, preload)
-                pair = {"static": name, "repeat": k,
-                        "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
-                        "static_run": static_run.result(), "symbiosis": sym_run.result()}
-                pairs.append(pair)
+                with pair_copies() as copies:
+                    static_run = pool.submit(run_config, copies[0], name, driver_args, False,
+                                             cpu_sets[s], engine, preload)
+                    sym_run = pool.submit(run_config, copies[1], "symbiosis", driver_args,
+                                          show_progress, cpu_sets[y], engine, preload)
+                    pairs.append({"static": name, "repeat": k,
+                                  "static_cpus": sorted(cpu_sets[s]) if cpu_sets[s] else None,
+                                  "static_run": static_run.result(),
+                                  "symbiosis": sym_run.result()})
     results: Dict[str, dict] = {}
     for name in statics:
         results[name] = _median_run([p["static_run"] for p in pairs if p["static"] == name])
@@ -247,15 +253,15 @@ def run_pairs(copies: Sequence[str], configs: List[str], driver_args: Dict[str, 
 # machine's moments more than the budgets (bench/rocksdb.md section 3). Run
 # at the same time, as run_pairs runs its pairs: two copies of the DB, one
 # CPU each, the CPUs swapped at every repeat.
-def run_budget_pairs(copies: Sequence[str], configs: List[str], driver_args: Dict[str, str],
-                     budgets: Tuple[str, str], show_progress: bool,
+def run_budget_pairs(pair_copies: PairCopies, configs: List[str],
+                     driver_args: Dict[str, str], budgets: Tuple[str, str], show_progress: bool,
                      log: Callable[[str], None], repeats: int = 2,
                      engine: str = "leveldb", preload: Optional[str] = None) -> dict:
-    """Each configuration `repeats` times under both `budgets` at once, on
-    the two `copies` of the DB. Returns {results, budget_pairs}:
-    budget_pairs one per run pair, {config, repeat, cpus: {budget: cpus},
-    runs: {budget: run}}; results keyed "<config>@<budget>", each the run
-    of median throughput."""
+    """Each configuration `repeats` times under both `budgets` at once, each
+    pair on the two copies of the DB that `pair_copies()` makes. Returns
+    {results, budget_pairs}: budget_pairs one per run pair, {config,
+    repeat, cpus: {budget: cpus}, runs: {budget: run}}; results keyed
+    "<config>@<budget>", each the run of median throughput."""
     pairs: List[dict] = []
     with side_by_side(log) as (cpu_sets, pool):
         for name in configs:
@@ -264,15 +270,15 @@ def run_budget_pairs(copies: Sequence[str], configs: List[str], driver_args: Dic
                     f"side ({k + 1} of {repeats}) ...")
                 order = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
                 runs, cpus = {}, {}
-                for budget, side in zip(budgets, order):
-                    flags = dict(driver_args, budget=budget)
-                    runs[budget] = pool.submit(run_config, copies[side], name, flags,
-                                               show_progress and side == 0,
-                                               cpu_sets[side], engine, preload)
-                    cpus[budget] = sorted(cpu_sets[side]) if cpu_sets[side] else None
-                pair = {"config": name, "repeat": k, "cpus": cpus,
-                        "runs": {b: r.result() for b, r in runs.items()}}
-                pairs.append(pair)
+                with pair_copies() as copies:
+                    for i, (budget, side) in enumerate(zip(budgets, order)):
+                        flags = dict(driver_args, budget=budget)
+                        runs[budget] = pool.submit(run_config, copies[i], name, flags,
+                                                   show_progress and side == 0,
+                                                   cpu_sets[side], engine, preload)
+                        cpus[budget] = sorted(cpu_sets[side]) if cpu_sets[side] else None
+                    pairs.append({"config": name, "repeat": k, "cpus": cpus,
+                                  "runs": {b: r.result() for b, r in runs.items()}})
     results: Dict[str, dict] = {}
     for name in configs:
         for budget in budgets:

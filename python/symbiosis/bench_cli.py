@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import ctypes.util
 import json
+import functools
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -94,8 +94,14 @@ examples:
                                           # twice, on swapped CPUs (--repeats)
 
 {{M}} and {{2M}} in --phases stand for the budget and twice it. JSON: configs:
-[{{name, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline, ...}}],
-and cells: one per (workload, D_u) in grid runs."""
+[{{name, failed, final_ma_bytes, throughput_ops, mean_us, p99_us, timeline,
+...}}], and cells: one per (workload, D_u) in grid runs.
+
+Every run works on its own copy of the kept DB, which is checked against
+its manifest when reused (and loaded again if it does not match). A run in
+which any request failed (an engine error, a missing key, a wrong value) is
+marked FAILED with no throughput; the command then ends with one line that
+gives the count and the first error, and exit status 1."""
 
 # Per engine: the budgets (the first is the default) and the one a run
 # falls back to when no cgroup can be made.
@@ -349,19 +355,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 + (f"(the {budgets[0]} and {budgets[1]} budgets)" if budgets
                    else f"({args.budget} budget)"))
             cell = {"workload": cell_plan.workload, "data_bytes": data, "ratio": memory / data}
-            if budgets or args.side_by_side:
-                copies = store.full_copies(db, 2)
-                try:
-                    if budgets:
-                        cell.update(run_budget_pairs(copies, plan.configs, one, budgets,
-                                                     show_progress, log, plan.repeats, engine,
-                                                     plan.preload))
-                    else:
-                        cell.update(run_pairs(copies, plan.configs, one, show_progress, log,
-                                              plan.repeats, engine, plan.preload))
-                finally:
-                    for copy in copies:
-                        shutil.rmtree(copy, ignore_errors=True)
+            pair_copies = functools.partial(store.pair_copies, db)
+            if budgets:
+                cell.update(run_budget_pairs(pair_copies, plan.configs, one, budgets,
+                                             show_progress, log, plan.repeats, engine,
+                                             plan.preload))
+            elif args.side_by_side:
+                cell.update(run_pairs(pair_copies, plan.configs, one, show_progress, log,
+                                      plan.repeats, engine, plan.preload))
             else:
                 cell["results"] = run_setup(db, plan.configs, one, show_progress, log, engine,
                                             plan.preload, working_copy=store.working_copy)

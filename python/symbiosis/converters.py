@@ -15,13 +15,9 @@ from typing import Callable, List
 from symbiosis import _native
 from symbiosis.units import format_bytes, parse_bytes, parse_count, parse_seconds
 
-# Block and entry sizes: the largest block a study simulates. A block is
-# read whole on every access, page by page, so its size multiplies the
-# work; 64 MiB is past any engine's block (LevelDB's 4 KiB, RocksDB's
-# 4-64 KiB, WiredTiger's leaf pages up to 512 KiB as commonly set).
-MAX_BLOCK = 64 << 20
-# Splits of one study: each is a whole simulation of the trace; 1025 puts
-# M_a in steps of M/1024.
+# The largest block (and entry) a study simulates, and the most splits of
+# one study: each multiplies the work (docs/decisions/input-limits.md).
+MAX_BLOCK = 64 << 20  # kMaxBlockBytes in block.h
 MAX_POINTS = 1025
 
 

@@ -12,7 +12,8 @@ Runs never open a kept DB itself: opening alone rewrites an engine's
 manifest and log, and a run with --overwrite rewrites its tables. Each run
 gets a working copy in a scratch folder beside it. Files an engine never
 changes after writing them (LevelDB's and RocksDB's tables) are hard
-links, which costs nothing; the others are copied.
+links, which costs nothing; the others are copied. The two runs of a pair
+(at the same time) get two full copies, made anew for each pair.
 
 Concurrent runs share ``--db-dir`` safely: a load, a check and a reload
 hold an exclusive lock on the DB (others wait and say so), the making of a
@@ -32,7 +33,7 @@ import tempfile
 import zlib
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Set
+from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from symbiosis._native import InputError
 from symbiosis.outputs import check_folder_writable
@@ -268,23 +269,29 @@ class KeptDbs:
         finally:
             shutil.rmtree(copy, ignore_errors=True)
 
-    def full_copies(self, kept: str, count: int) -> List[str]:
-        """`count` independent copies of `kept` (no shared files, so that
-        runs at the same time each have their own page cache of it), synced
-        to the device; removed with the scratch folder or by remove()."""
+    @contextmanager
+    def pair_copies(self, kept: str) -> Iterator[Tuple[str, str]]:
+        """Two copies of `kept` for the two runs of one pair, made anew for
+        each pair (so that no run starts from what another wrote), sharing
+        no file (so that each run's page cache of its copy is its own),
+        synced to the device, and removed afterwards."""
         size = sum(os.path.getsize(os.path.join(kept, f)) for f in _files(kept))
         free = shutil.disk_usage(self.db_dir).free
-        if free < count * size + (64 << 20):
-            raise InputError(f"running side by side needs {count} copies of {kept} "
-                             f"({count * size >> 20} MiB) but {self.db_dir} has {free >> 20} MiB "
-                             "free; free space or give another --db-dir")
+        if free < 2 * size + (64 << 20):
+            raise InputError(f"a pair of runs needs two copies of {kept} ({2 * size >> 20} MiB) "
+                             f"but {self.db_dir} has {free >> 20} MiB free; free space or give "
+                             "another --db-dir")
         copies = []
-        with self._lock(kept, exclusive=False):
-            for _ in range(count):
-                copy = tempfile.mkdtemp(prefix=os.path.basename(kept) + ".", dir=self.scratch)
-                shutil.copytree(kept, copy, dirs_exist_ok=True,
-                                ignore=shutil.ignore_patterns(MANIFEST))
-                copies.append(copy)
-        os.sync()  # no writeback of the copies during the first pair
-        self.log(f"  copied {kept} {count} times ({size >> 20} MiB each)")
-        return copies
+        try:
+            with self._lock(kept, exclusive=False):
+                for _ in range(2):
+                    copy = tempfile.mkdtemp(prefix=os.path.basename(kept) + ".",
+                                            dir=self.scratch)
+                    copies.append(copy)
+                    shutil.copytree(kept, copy, dirs_exist_ok=True,
+                                    ignore=shutil.ignore_patterns(MANIFEST))
+            os.sync()  # no writeback of the copies during the pair
+            yield copies[0], copies[1]
+        finally:
+            for copy in copies:
+                shutil.rmtree(copy, ignore_errors=True)

@@ -220,3 +220,20 @@ def test_a_failing_plot_leaves_neither_output(tmp_path, monkeypatch, capsys):
     assert status == 2 and "No space left on device" in capsys.readouterr().err
     assert out.read_text() == "an earlier result" and not png.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dbs", "out.json"]  # no temporary left
+
+
+def test_working_copies_link_tables_and_pair_copies_share_nothing(tmp_path):
+    from symbiosis.kept_db import KeptDbs, LoadSpec
+    with KeptDbs(str(tmp_path / "dbs"), "leveldb", driver(), log=lambda m: None) as store:
+        kept = Path(store.ensure(LoadSpec("leveldb", 4 << 20, 1000, 0.5)))
+        table = next(kept.glob("*.ldb"))
+        with store.working_copy(str(kept)) as copy:
+            assert (Path(copy) / table.name).stat().st_ino == table.stat().st_ino
+            assert (Path(copy) / "CURRENT").stat().st_ino != (kept / "CURRENT").stat().st_ino
+            assert not (Path(copy) / "symbiosis-manifest.json").exists()
+        assert not Path(copy).exists()
+        with store.pair_copies(str(kept)) as (a, b):
+            inodes = {(Path(c) / table.name).stat().st_ino for c in (a, b)}
+            assert len(inodes | {table.stat().st_ino}) == 3
+        assert not Path(a).exists() and not Path(b).exists()
+    assert not any(p.name.startswith(".scratch-") for p in (tmp_path / "dbs").iterdir())

@@ -58,7 +58,7 @@
 // the load (or an overwrite) wrote (its length, and its head repeated after
 // it). Its summary says "failed": true with the count and the first
 // error, and reports no throughput or latency; the driver prints the count
-// and the first error on stderr and exits 1.
+// and the first error on stderr and exits 1 (docs/decisions/failed-runs.md).
 //
 // limits prints {"engine", "budgets", "min_memory_bytes", "key_bytes",
 // "max_value_bytes"}: what `symbiosis bench` checks before it loads a DB.
