@@ -57,3 +57,27 @@ def test_scripts_without_the_package_say_which_python_to_use(script, tmp_path):
     assert proc.returncode == 1
     assert ".venv/bin/python" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, \
         proc.stderr
+
+
+def test_the_held_out_suite_draws_the_same_cells_from_a_seed_and_never_redraws(tmp_path):
+    script = str(REPO / "bench" / "heldout.py")
+    first, second = tmp_path / "a", tmp_path / "b"
+    for out in (first, second):
+        subprocess.run([sys.executable, script, "draw", "--seed", "7", "--cells", "30", str(out)],
+                       check=True, capture_output=True)
+    import json
+    a = json.loads((first / "cells.json").read_text())
+    b = json.loads((second / "cells.json").read_text())
+    assert a["cells"] == b["cells"] and a["seed"] == 7 and len(a["cells"]) == 30
+    assert sum(c["memory_mib"] >= 512 for c in a["cells"]) >= 6
+    for c in a["cells"]:
+        assert c["budget"] in {"leveldb": ["kernel", "emulated"], "rocksdb": ["kernel", "engine"],
+                               "wiredtiger": ["kernel"]}[c["engine"]]
+        assert 0.2 <= c["ratio"] <= 1.0
+    again = subprocess.run([sys.executable, script, "draw", "--seed", "8", str(first)],
+                           capture_output=True, text=True)
+    assert again.returncode != 0 and "never drawn again" in again.stderr
+    assert json.loads((first / "cells.json").read_text()) == a
+    report = subprocess.run([sys.executable, script, "report", str(first)], capture_output=True,
+                            text=True, check=True)
+    assert "0 run, 0 failed, 30 not run" in report.stdout

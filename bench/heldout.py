@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""The held-out suite: cells drawn at random, after the rules are fixed,
+each run once side by side against both static baselines.
+
+    .venv/bin/python bench/heldout.py draw --seed 52 --cells 30 OUT   # OUT/cells.json
+    .venv/bin/python bench/heldout.py run OUT                         # OUT/cell-NN.json, resumable
+    .venv/bin/python bench/heldout.py report OUT                      # OUT/report.md, OUT/report.png
+
+A cell is (engine, budget, alpha, M, M/D_u, workload, overwrite share,
+threads), drawn from the space below with a recorded seed: the engine
+uniformly, then one of its budgets, then each other factor uniformly
+(M/D_u uniform in [0.2, 1.0], two decimals). A draw with fewer than
+MIN_LARGE cells at M >= 512 MiB is drawn again from the same stream, so
+that users' budgets are in it. Nothing may be tuned on a drawn cell: draw
+a new set, with a new seed, after any rule changes.
+
+`run` runs each cell not yet run with `symbiosis bench ENGINE
+--configs static-default,static-max,symbiosis --side-by-side --repeats 2`
+(each static configuration at the same time as a Symbiosis run, one CPU
+each, twice with the CPUs swapped), --duration 60s --warmup 20s unless
+told otherwise, and keeps its JSON and log. A cell whose run fails (a
+failed request, a cgroup that cannot be made) is reported as such, never
+left out. `report` gives per cell Symbiosis's throughput over the better
+and the worse baseline (geometric means over the pairs), the M_a its runs
+ended at, and the criteria: >= 0.95x the better baseline in 90% of the
+cells, >= 0.90x in every cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from typing import Dict, List, Optional
+
+ENGINES: Dict[str, List[str]] = {"leveldb": ["kernel", "emulated"],
+                                 "rocksdb": ["kernel", "engine"],
+                                 "wiredtiger": ["kernel"]}
+ALPHAS = [0.2, 0.35, 0.5, 0.8]
+MEMORY_MIB = [48, 128, 512]
+RATIO_RANGE = (0.2, 1.0)
+WORKLOADS = ["uniform", "zipfian", "hotspot5", "hotspot10", "hotspot20", "hotspot30",
+             "mixgraph", "readscan"]
+OVERWRITES = [0.0, 0.1, 0.3]
+THREADS = [1, 4, 16]
+MIN_LARGE = 6  # cells at M >= 512 MiB
+CONFIGS = "static-default,static-max,symbiosis"
+
+
+def draw(seed: int, count: int) -> List[dict]:
+    """`count` cells from the stream of `seed` (at least MIN_LARGE at M >= 512 MiB)."""
+    if count < MIN_LARGE:
+        raise SystemExit(f"heldout.py: error: --cells {count} is fewer than the {MIN_LARGE} "
+                         "cells at M >= 512 MiB the suite needs; give at least that")
+    rng = random.Random(seed)
+    while True:
+        cells = []
+        for _ in range(count):
+            engine = rng.choice(sorted(ENGINES))
+            cells.append({"engine": engine, "budget": rng.choice(ENGINES[engine]),
+                          "alpha": rng.choice(ALPHAS), "memory_mib": rng.choice(MEMORY_MIB),
+                          "ratio": round(rng.uniform(*RATIO_RANGE), 2),
+                          "workload": rng.choice(WORKLOADS),
+                          "overwrite": rng.choice(OVERWRITES), "threads": rng.choice(THREADS)})
+        if sum(c["memory_mib"] >= 512 for c in cells) >= MIN_LARGE:
+            for i, c in enumerate(cells):
+                c["id"] = f"cell-{i + 1:02d}"
+            return cells
+
+
+def commit() -> str:
+    """The commit the suite runs (its rules), and whether the tree differs."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return head + ("+changes" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def cell_command(cell: dict, out: str, args: argparse.Namespace) -> List[str]:
+    return [sys.executable, "-m", "symbiosis", "bench", cell["engine"],
+            "--budget", cell["budget"], "--alpha", str(cell["alpha"]),
+            "--memory", f"{cell['memory_mib']}MiB", "--ratios", str(cell["ratio"]),
+            "--workload", cell["workload"], "--overwrite", str(cell["overwrite"]),
+            "--threads", str(cell["threads"]), "--configs", CONFIGS, "--side-by-side",
+            "--repeats", "2", "--duration", args.duration, "--warmup", args.warmup,
+            "--interval", "2s", "--db-dir", args.db_dir, "--json", out, "--quiet"]
+
+
+def describe(cell: dict) -> str:
+    return (f"{cell['engine']}/{cell['budget']} M={cell['memory_mib']}MiB "
+            f"M/D_u={cell['ratio']:.2f} alpha={cell['alpha']:g} {cell['workload']} "
+            f"overwrite={cell['overwrite']:g} threads={cell['threads']}")
+
+
+def run(folder: str, args: argparse.Namespace) -> None:
+    cells = load_cells(folder)
+    todo = [c for c in cells if not os.path.exists(os.path.join(folder, c["id"] + ".json"))
+            and not os.path.exists(os.path.join(folder, c["id"] + ".failed"))]
+    print(f"{len(cells) - len(todo)} of {len(cells)} cells done; running {len(todo)} "
+          f"(commit {commit()})", file=sys.stderr)
+    for n, cell in enumerate(todo, 1):
+        out = os.path.join(folder, cell["id"] + ".json")
+        log = os.path.join(folder, cell["id"] + ".log")
+        start = time.monotonic()
+        print(f"[{n}/{len(todo)}] {cell['id']}: {describe(cell)} ...", file=sys.stderr, flush=True)
+        with open(log, "w") as f:
+            status = subprocess.run(cell_command(cell, out, args), stdout=f,
+                                    stderr=subprocess.STDOUT).returncode
+        took = time.monotonic() - start
+        if status != 0:
+            with open(log) as f:
+                errors = [line.strip() for line in f if "error:" in line]
+            reason = errors[-1] if errors else f"exit status {status}"
+            with open(os.path.join(folder, cell["id"] + ".failed"), "w") as f:
+                f.write(reason + "\n")
+            print(f"    failed after {took:.0f} s: {reason}", file=sys.stderr)
+        else:
+            print(f"    done in {took:.0f} s", file=sys.stderr)
+
+
+def load_cells(folder: str) -> List[dict]:
+    path = os.path.join(folder, "cells.json")
+    try:
+        with open(path) as f:
+            return json.load(f)["cells"]
+    except FileNotFoundError:
+        raise SystemExit(f"heldout.py: error: {path} does not exist; draw the cells first "
+                         "(heldout.py draw --seed N OUT)") from None
+
+
+def geometric_mean(xs: List[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def cell_result(folder: str, cell: dict) -> dict:
+    """The cell's verdict from its JSON, or its failure."""
+    failed = os.path.join(folder, cell["id"] + ".failed")
+    if os.path.exists(failed):
+        with open(failed) as f:
+            return {"status": "failed", "reason": f.read().strip()}
+    path = os.path.join(folder, cell["id"] + ".json")
+    if not os.path.exists(path):
+        return {"status": "not run"}
+    with open(path) as f:
+        result = json.load(f)
+    verdicts = result.get("verdicts") or []
+    if not verdicts:
+        return {"status": "failed", "reason": "no verdict (a run failed)"}
+    v = verdicts[0]
+    # The better baseline is the faster static run: Symbiosis's ratio to it is the lower.
+    ratios = {p["static"]: p["ratio"] for p in result["cells"][0]["pairs"]}
+    runs = [r for p in result["cells"][0]["pairs"] for r in p["runs"]]
+    return {"status": "done", "vs_better": v["vs_better_baseline"],
+            "vs_worse": v["vs_worse_baseline"], "better": min(ratios, key=ratios.get),
+            "ma_mib": sorted({r["symbiosis"]["final_ma_bytes"] >> 20 for r in runs}),
+            "ops": v["symbiosis_ops"]}
+
+
+def report(folder: str) -> None:
+    cells = load_cells(folder)
+    with open(os.path.join(folder, "cells.json")) as f:
+        meta = json.load(f)
+    rows = []
+    for cell in cells:
+        rows.append((cell, cell_result(folder, cell)))
+    done = [r for _, r in rows if r["status"] == "done"]
+    lines = [f"# Held-out suite, seed {meta['seed']}", "",
+             f"Drawn at commit {meta['commit']}, {len(cells)} cells; "
+             f"{len(done)} run, {sum(r['status'] == 'failed' for _, r in rows)} failed, "
+             f"{sum(r['status'] == 'not run' for _, r in rows)} not run.", "",
+             "| cell | engine/budget | M | M/D_u | alpha | workload | overwrite | threads | "
+             "/better base | better | /worse base | Symbiosis M_a (MiB) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for cell, r in rows:
+        head = (f"| {cell['id']} | {cell['engine']}/{cell['budget']} | {cell['memory_mib']} MiB | "
+                f"{cell['ratio']:.2f} | {cell['alpha']:g} | {cell['workload']} | "
+                f"{cell['overwrite']:g} | {cell['threads']} |")
+        if r["status"] == "done":
+            mark = "**" if r["vs_better"] < 0.95 else ""
+            lines.append(f"{head} {mark}{r['vs_better']:.3f}{mark} | {r['better']} | "
+                         f"{r['vs_worse']:.2f} | {', '.join(map(str, r['ma_mib']))} |")
+        else:
+            lines.append(f"{head} {r['status']}: {r.get('reason', '')} | | | |")
+    if done:
+        better = [r["vs_better"] for r in done]
+        lines += ["", f"- >= 0.95x the better baseline in {sum(b >= 0.95 for b in better)}/"
+                      f"{len(done)} cells ({100 * sum(b >= 0.95 for b in better) / len(done):.0f}%; "
+                      "asked: 90%)",
+                  f"- >= 0.90x in {sum(b >= 0.90 for b in better)}/{len(done)} (asked: every "
+                  f"cell); lowest {min(better):.3f}",
+                  f"- gain over the worse baseline: geometric mean "
+                  f"{geometric_mean([r['vs_worse'] for r in done]):.2f}x, up to "
+                  f"{max(r['vs_worse'] for r in done):.2f}x"]
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write(text)
+    print(text)
+    if done:
+        plot(folder, rows)
+
+
+def plot(folder: str, rows: List[tuple]) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    done = [(c, r) for c, r in rows if r["status"] == "done"]
+    fig, ax = plt.subplots(figsize=(max(6.4, 0.35 * len(done) + 2), 4))
+    xs = range(len(done))
+    colors = {"leveldb": "C0", "rocksdb": "C1", "wiredtiger": "C2"}
+    ax.bar(xs, [r["vs_better"] for _, r in done], color=[colors[c["engine"]] for c, _ in done])
+    ax.axhline(0.95, color="grey", ls="--", lw=0.8)
+    ax.axhline(0.90, color="red", ls=":", lw=0.8)
+    ax.axhline(1.0, color="black", lw=0.6)
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([c["id"][5:] for c, _ in done], fontsize=7)
+    ax.set_ylabel("Symbiosis / better static baseline\n(side by side, 2 pairs each)")
+    ax.set_xlabel("cell (colour: LevelDB blue, RocksDB orange, WiredTiger green)")
+    ax.set_title("Held-out suite: each cell drawn after the rules were fixed, run once", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(folder, "report.png"), dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    sub = p.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("draw", help="draw the cells and write OUT/cells.json")
+    d.add_argument("--seed", type=int, required=True, help="the draw's seed (record it)")
+    d.add_argument("--cells", type=int, default=30, help="how many cells (default: 30)")
+    d.add_argument("out")
+    r = sub.add_parser("run", help="run the cells of OUT not yet run")
+    r.add_argument("out")
+    r.add_argument("--duration", default="60s", help="per run, warm-up included (default: 60s)")
+    r.add_argument("--warmup", default="20s", help="left out of the ratios (default: 20s)")
+    r.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
+                   help="where the kept DBs are (default: %(default)s)")
+    rep = sub.add_parser("report", help="write OUT/report.md and OUT/report.png")
+    rep.add_argument("out")
+    args = p.parse_args()
+    if args.command == "draw":
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "cells.json")
+        if os.path.exists(path):
+            raise SystemExit(f"heldout.py: error: {path} exists; a drawn set is never drawn "
+                             "again: give a new folder")
+        cells = draw(args.seed, args.cells)
+        with open(path, "w") as f:
+            json.dump({"seed": args.seed, "commit": commit(), "cells": cells}, f, indent=1)
+        for c in cells:
+            print(f"{c['id']}: {describe(c)}")
+    elif args.command == "run":
+        run(args.out, args)
+    else:
+        report(args.out)
+
+
+if __name__ == "__main__":
+    main()
