@@ -106,8 +106,10 @@ def run(folder: str, args: argparse.Namespace) -> None:
     cells = load_cells(folder)
     todo = [c for c in cells if not os.path.exists(os.path.join(folder, c["id"] + ".json"))
             and not os.path.exists(os.path.join(folder, c["id"] + ".failed"))]
-    print(f"{len(cells) - len(todo)} of {len(cells)} cells done; running {len(todo)} "
-          f"(commit {commit()})", file=sys.stderr)
+    print(f"{len(cells) - len(todo)} of {len(cells)} cells done; running "
+          f"{min(len(todo), args.limit or len(todo))} (commit {commit()})", file=sys.stderr)
+    if args.limit:
+        todo = todo[:args.limit]
     for n, cell in enumerate(todo, 1):
         out = os.path.join(folder, cell["id"] + ".json")
         log = os.path.join(folder, cell["id"] + ".log")
@@ -244,6 +246,8 @@ def main() -> None:
     r.add_argument("out")
     r.add_argument("--duration", default="60s", help="per run, warm-up included (default: 60s)")
     r.add_argument("--warmup", default="20s", help="left out of the ratios (default: 20s)")
+    r.add_argument("--limit", type=int, default=0,
+                   help="run at most this many cells, in order (default: all)")
     r.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",
                    help="where the kept DBs are (default: %(default)s)")
     rep = sub.add_parser("report", help="write OUT/report.md and OUT/report.png")
@@ -267,4 +271,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # `heldout.py draw ... | head`: end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)

@@ -55,6 +55,14 @@
 //             below the trusted gain is tried the same way, first, rather
 //             than adopted, and so is a kept round's winner that predicts
 //             at least the trial gain.
+//   Verifying after a round that moved M_a to a split nothing measured
+//             against the one before the round (an adoption on the model,
+//             a reset's split kept): the new split is measured once the
+//             caches settle and compared with the old one's measure; if it
+//             is slower by more than the trial gain, the old split is
+//             measured again in between (new, old, new) and the move is
+//             undone if the old one is the trial gain faster. The model
+//             chooses where to look; measurements decide what stays.
 //   Settling  after a resize, waits for the caches to fill before the next
 //             reference is taken.
 //
@@ -212,6 +220,17 @@ struct ControllerConfig {
   // faster (bench/leveldb.md section 13). At most gain_threshold: every
   // adoption on the model alone.
   double trusted_gain = 0.2;
+  // Every move a round makes is judged by measurement (Verifying): where
+  // the round leaves M_a at a split that nothing measured against the one
+  // before the round (an adoption on the model's word, a reset's split
+  // kept), the new split is measured once the caches settle and compared
+  // with the old one's measure from before the move. Slower by more than
+  // trial_gain, the old split is measured again in between (new, old, new,
+  // as a trial), and the move is undone if the old one measured trial_gain
+  // faster than the new one at its time. An undone split is not chosen
+  // again until Stable sees the workload change. Needs the process's
+  // scheduler times, as trials do (docs/decisions/verified-moves.md).
+  bool verify_moves = true;
   // Candidates scoring within read_tie_margin of the best and predicting
   // at most half its device reads tie with it, and the one predicting the
   // fewest (in steps of 0.005 per access, then by score) wins: near a
@@ -326,7 +345,7 @@ class Resizer {
   virtual void SetSecondTierCapacity(uint64_t bytes) {}
 };
 
-enum class ControllerState { kStable, kAdapting, kTrying, kSettling };
+enum class ControllerState { kStable, kAdapting, kTrying, kSettling, kVerifying };
 const char* ControllerStateName(ControllerState state);
 
 struct CandidateStats {
@@ -351,6 +370,22 @@ struct TrialStats {
   bool kept = false;
 };
 
+// A round's move, judged by measurement (ControllerConfig::verify_moves):
+// the busy thread time per access (us) at the split before the round and
+// at the one it moved to. `interleaved`: the first comparison showed the
+// new split slower, and both were measured again in turn (new, old, new);
+// then `from_us` is the old split's measure and `to_us` the new one's at
+// its time. `undone`: M_a went back to the old split.
+struct VerificationStats {
+  bool checked = false;
+  uint64_t from_ma_bytes = 0;
+  uint64_t to_ma_bytes = 0;
+  double from_us = 0;
+  double to_us = 0;
+  bool interleaved = false;
+  bool undone = false;
+};
+
 struct RoundStats {
   uint64_t start_access = 0;
   uint64_t end_access = 0;  // 0 while running
@@ -370,6 +405,7 @@ struct RoundStats {
   std::string reason;
   // The trials after the round, in the order run (see Trying above).
   std::vector<TrialStats> trials;
+  VerificationStats verification;  // of the move the round made, if any
 };
 
 // The decision settings in force, the engine's choices resolved: what a

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import (Callable, ContextManager, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Set, Tuple)
 
-from symbiosis.errors import CommandFailed, InputError
+from symbiosis.errors import InputError
 
 MIB = 1 << 20
 
@@ -104,9 +104,10 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
     the CPUs `cpus` if given, with the library `preload` preloaded if
     given. Returns {summary, timeline, failed, error}: a run with a failed
     request is failed, its error the driver's line (the count and the
-    first error), and its summary has no throughput. Raises InputError
-    when the driver refuses its input, CommandFailed when it fails
-    otherwise, KeyboardInterrupt when it was interrupted."""
+    first error), and its summary has no throughput; so is a run whose
+    driver ended without a result (killed by the OOM killer, crashed), its
+    summary made here. Raises InputError when the driver refuses its
+    input, KeyboardInterrupt when it was interrupted."""
     driver = driver_path(engine)
     command = [driver, "run", "--db", db, "--config", name]
     if cpus:  # taskset, not preexec_fn: the pairs are started from two threads
@@ -154,10 +155,22 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
                                   f"failed; the first: {summary['first_error']}"}
     if status == 2:
         raise InputError(error or f"the {engine} driver refused its input (exit status 2)")
-    if status != 0 or summary is None:
-        raise CommandFailed(f"configuration {name}: "
-                            + (error or f"the {engine} driver failed (exit status {status})"))
-    return {"summary": summary, "timeline": timeline, "failed": False, "error": None}
+    if status == 0 and summary is not None:
+        return {"summary": summary, "timeline": timeline, "failed": False, "error": None}
+    # The driver ended without a result (killed, crashed, or failed): a
+    # failed run too, and the other configurations still run.
+    if error is None and status in (-9, 137):
+        error = ("the driver was killed (SIGKILL); under the kernel budget most likely by its "
+                 "memory cgroup's OOM killer, the engine's memory outside its caches "
+                 "(memtables, index blocks, heap) having outgrown --reserve: raise --reserve "
+                 "(dmesg says)")
+    error = error or f"the {engine} driver ended with exit status {status} and no result"
+    last = timeline[-1] if timeline else {}
+    summary = {"name": name, "final_ma_bytes": last.get("ma_bytes", 0), "throughput_ops": None,
+               "mean_us": None, "p50_us": None, "p95_us": None, "p99_us": None,
+               "hit_app": 0.0, "hit_kernel": 0.0, "ops": 0, "requests": 0, "errors": 0,
+               "failed": True, "first_error": error, "exit_status": status, "controller": None}
+    return {"summary": summary, "timeline": timeline, "failed": True, "error": error}
 
 
 def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_progress: bool,

@@ -194,6 +194,7 @@ const char* ControllerStateName(ControllerState state) {
     case ControllerState::kAdapting: return "adapting";
     case ControllerState::kTrying: return "trying";
     case ControllerState::kSettling: return "settling";
+    case ControllerState::kVerifying: return "verifying";
   }
   return "?";
 }
@@ -266,6 +267,15 @@ std::string ToJson(const ControllerStats& s) {
            ", \"kept\": " + JsonBool(t.kept) + "}";
     }
     j += "]";
+    const VerificationStats& v = round.verification;
+    j += ", \"verification\": ";
+    j += v.checked ? "{\"from_ma_bytes\": " + std::to_string(v.from_ma_bytes) +
+                         ", \"to_ma_bytes\": " + std::to_string(v.to_ma_bytes) +
+                         ", \"from_us\": " + JsonNumber(v.from_us) +
+                         ", \"to_us\": " + JsonNumber(v.to_us) +
+                         ", \"interleaved\": " + JsonBool(v.interleaved) +
+                         ", \"undone\": " + JsonBool(v.undone) + "}"
+                   : std::string("null");
     j += ", \"candidates\": [";
     for (size_t i = 0; i < round.candidates.size(); i++) {
       const CandidateStats& c = round.candidates[i];

@@ -185,6 +185,22 @@ class Tracker {
   void MoveBackFromTrials();
   // `again`: the current M_a's measure after the trials, if they all ran.
   void EndTrials(const std::optional<TrialMeasure>& again);
+  // Verifying (ControllerConfig::verify_moves). After a round's decision:
+  // verifies its move if it needs it, else settles. `round_measure`: the
+  // current M_a's busy time over the round, where the engine ran it.
+  void AfterDecision(const std::optional<TrialMeasure>& round_measure);
+  void StartVerification(const TrialMeasure& before_move);
+  // `again`: the new split's second measure, when both were measured in
+  // turn; none when the first measure passed, or the old split measured
+  // trusted_gain faster at once.
+  void EndVerification(const std::optional<TrialMeasure>& again);
+  // Busy thread time of the windows summed in `sum`, as a measure.
+  std::optional<TrialMeasure> MeasureOf(const EventTotals& sum, uint64_t at) const;
+  // Whether `c` is a split a verification undid (rejected_ma_).
+  bool Rejected(const CandidateStats& c) const {
+    return rejected_ma_ && c.ma_bytes == *rejected_ma_ && !c.current;
+  }
+  void NoteBusyWindow(const EventTotals& w, uint64_t window_begin);
   // Compares the first frozen reference after a round with what the round
   // measured at the M_a it left; returns whether that started a round.
   bool CheckAfterRound();
@@ -227,6 +243,22 @@ class Tracker {
   uint64_t no_round_until_ = 0;  // churn back-off
   // What the last round (or its trials) measured at the M_a it left.
   std::optional<Measurement> after_round_;
+  // The last change_confirm_windows Stable windows at the applied M_a
+  // (their process times): the split's measure should a round move it.
+  std::deque<EventTotals> stable_windows_;
+  // Where the round (and any round restarted after it) began: M_a, and
+  // the measure from Stable's last windows there.
+  uint64_t pre_round_ma_ = 0;
+  std::optional<TrialMeasure> pre_round_measure_;
+  // The round's windows at its configuration, once its warm-up is over.
+  EventTotals round_busy_;
+  uint64_t round_busy_from_ = 0;
+  // A split a verification undid: not chosen again until Stable sees the
+  // workload change.
+  std::optional<uint64_t> rejected_ma_;
+  // Verifying: the old split and its measure from before the move.
+  uint64_t verify_from_ma_ = 0;
+  TrialMeasure verify_from_;
   bool check_after_round_ = true;  // false for a round that check started
   // The working-set probe: on where M_a may be 0 and no round runs;
   // probing_ while a stretch counts.
@@ -266,6 +298,7 @@ class Tracker {
   uint64_t trial_wall_ns_ = 0;
   Measurement trial_ratio_sum_;  // the hit ratios of its windows, summed
   TrialMeasure trial_before_;    // at trial_from_
+  bool trial_before_taken_ = false;
   std::vector<TrialMeasure> trial_measures_;  // in trial_queue_'s order
   // Settling after a trial's move: windows from fill_from_ on, in blocks
   // of half settle_accesses.

@@ -1075,11 +1075,12 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     const RoundStats round = h.LastRound();
     EXPECT_NEAR(round.candidates[1].predicted_access_time, 18, 0.5);
-    if (k.trusted_gain <= c.gain_threshold) {  // adopted on the model alone
+    if (k.trusted_gain <= c.gain_threshold) {  // adopted on the model alone, then verified
       EXPECT_EQ(round.decision, "adopted") << round.reason;
-      EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
+      EXPECT_EQ(h.tracker->state(), ControllerState::kVerifying);
       h.Run(10'000, kFourThreadsHa, kFourThreadsHk);
       EXPECT_TRUE(h.LastRound().trials.empty());
+      EXPECT_TRUE(h.LastRound().verification.checked) << h.LastRound().reason;
       EXPECT_EQ(h.tracker->app_bytes(), k.kept);
       continue;
     }
@@ -1238,6 +1239,91 @@ TEST(TrackerTest, ACandidateFasterByTheTrustedGainStaysAtOnce) {
       EXPECT_NE(r.reason.find("after the trials"), std::string::npos) << r.reason;
     }
   }
+}
+
+// The guard. A round adopts a split on the model's word (A 15 against 21:
+// 29%, past the trusted gain): the engine there runs `at_new` (faster than
+// modelled, or slower), 8 MiB as before. Faster: one measure at the new
+// split passes, and it stays. Slower: the old split is measured in turn
+// (new, old, new), the move is undone, and a later round does not choose
+// the undone split again while the workload stays.
+TEST(TrackerTest, EveryModelAdoptionIsVerifiedAndUndoneIfItMeasuresSlower) {
+  Harness::Timing slower = kFourThreadsOnOneCpu;
+  slower.cpu_ns *= 1.3;
+  slower.runnable_ns *= 1.3;
+  for (const bool faster : {true, false}) {
+    ControllerConfig c = MeasuringConfig();
+    c.resimulate_accesses = 60'000;  // a round later, with no change
+    Harness h(c);
+    h.ScriptCandidates({0.6, 0.3, 0.1, 0.07}, {0.01, 0.03, 0.05, 0.06}, 0.3, 0.1);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    ASSERT_EQ(h.LastRound().decision, "adopted") << h.LastRound().reason;
+    ASSERT_EQ(h.LastRound().adopted_ma_bytes, kM * 2 / 8);
+    EXPECT_EQ(h.tracker->state(), ControllerState::kVerifying);
+    bool measured_old_again = false;
+    for (uint64_t n = 0; n < 50'000 && h.tracker->state() != ControllerState::kStable;
+         n += Harness::kChunk) {
+      const bool at_new = h.tracker->app_bytes() == kM * 2 / 8;
+      measured_old_again |= h.tracker->state() == ControllerState::kVerifying &&
+                            h.tracker->target_app_bytes() == 8 * kMiB;
+      h.timing = at_new ? (faster ? FasterThanModelled() : slower) : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    const RoundStats first = h.LastRound();
+    const VerificationStats& v = first.verification;
+    ASSERT_TRUE(v.checked) << first.reason;
+    EXPECT_EQ(v.from_ma_bytes, 8 * kMiB);
+    EXPECT_EQ(v.to_ma_bytes, kM * 2 / 8);
+    EXPECT_NEAR(v.from_us, 21, 0.5) << first.reason;  // 5.25 + 13.5 + 0.01 * 225
+    EXPECT_EQ(v.interleaved, !faster) << first.reason;
+    EXPECT_EQ(v.undone, !faster) << first.reason;
+    EXPECT_EQ(measured_old_again, !faster);
+    if (faster) {
+      EXPECT_NEAR(v.to_us, 18.25, 0.5) << first.reason;
+      EXPECT_EQ(h.tracker->app_bytes(), kM * 2 / 8);
+      EXPECT_EQ(first.adopted_ma_bytes, kM * 2 / 8);
+      EXPECT_NE(first.reason.find("verified: "), std::string::npos) << first.reason;
+      continue;
+    }
+    EXPECT_NEAR(v.to_us, 1.3 * 18.75 + 2.25, 0.6) << first.reason;
+    EXPECT_EQ(first.adopted_ma_bytes, 8 * kMiB);
+    EXPECT_NE(first.reason.find("the move is undone"), std::string::npos) << first.reason;
+    // The periodic round: the same predictions, the undone split left out.
+    for (uint64_t n = 0; n < 200'000 && h.tracker->Stats().rounds.size() < 2; n += Harness::kChunk) {
+      h.timing = h.tracker->app_bytes() == kM * 2 / 8 ? slower : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    h.RunRound(kFourThreadsHa, kFourThreadsHk);
+    const RoundStats& again = h.LastRound();
+    ASSERT_NE(again.start_access, first.start_access);
+    EXPECT_NE(again.adopted_ma_bytes, kM * 2 / 8) << again.reason;
+  }
+  // Without the guard the slower split stays: the model's word alone.
+  ControllerConfig c = MeasuringConfig();
+  c.verify_moves = false;
+  Harness h(c);
+  h.ScriptCandidates({0.6, 0.3, 0.1, 0.07}, {0.01, 0.03, 0.05, 0.06}, 0.3, 0.1);
+  h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+  for (uint64_t n = 0; n < 50'000; n += Harness::kChunk) {
+    h.timing = h.tracker->app_bytes() == kM * 2 / 8 ? slower : kFourThreadsOnOneCpu;
+    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+  }
+  EXPECT_EQ(h.tracker->app_bytes(), kM * 2 / 8);
+  EXPECT_FALSE(h.LastRound().verification.checked);
+}
+
+// Without the process's scheduler times nothing measures a move: it is
+// not verified, and the round says so.
+TEST(TrackerTest, AMoveIsNotVerifiedWhereNoBusyTimeIsMeasured) {
+  Harness h(SmallConfig());
+  h.ScriptCandidates({0.5, 0.2}, {0.1, 0.01}, 0.6, 0.2);
+  h.Start();
+  h.RunRound(kHa, kHk);
+  const RoundStats& r = h.LastRound();
+  ASSERT_EQ(r.decision, "adopted") << r.reason;
+  EXPECT_NE(r.reason.find("not verified"), std::string::npos) << r.reason;
+  EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
+  EXPECT_FALSE(r.verification.checked);
 }
 
 // A workload that changes during a round is in neither the round's measure

@@ -69,9 +69,11 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
   const uint64_t memory = options.controller.memory_bytes;
   SimulatedEngine engine(options, memory);
   // A replay is one thread with simulated costs: this process's CPU load
-  // says nothing about the engine's, so candidates are ranked by L_e.
+  // says nothing about the engine's, so candidates are ranked by L_e, and
+  // no move is measured (trials and verifications time the process).
   ControllerConfig config = options.controller;
   config.model_cpu_load = false;
+  config.verify_moves = false;
   Controller controller(config, &engine);
   // A file ends where its last block does (a trace knows no more): the
   // simulated page cache and the Controller's ghost stop read-ahead there,

@@ -237,3 +237,22 @@ def test_working_copies_link_tables_and_pair_copies_share_nothing(tmp_path):
             assert len(inodes | {table.stat().st_ino}) == 3
         assert not Path(a).exists() and not Path(b).exists()
     assert not any(p.name.startswith(".scratch-") for p in (tmp_path / "dbs").iterdir())
+
+
+def test_a_run_whose_driver_is_killed_is_a_failed_run_and_the_others_still_run(tmp_path):
+    # The OOM killer's SIGKILL, sent here by a wrapper to the static-max run.
+    wrapper = tmp_path / "killed_driver.sh"
+    wrapper.write_text(f"""#!/bin/bash
+case " $* " in *" static-max "*) kill -KILL $$ ;; esac
+exec {driver()} "$@"
+""")
+    wrapper.chmod(0o755)
+    out = tmp_path / "out.json"
+    proc = run_with_driver(str(wrapper), "bench", "leveldb", *SMALL, "--db-dir",
+                           str(tmp_path / "dbs"), "--configs", "static-max,static-default",
+                           "--json", str(out))
+    assert_one_error_line(proc, "static-max", "killed (SIGKILL)", "--reserve", returncode=1)
+    configs = {c["name"]: c for c in json.loads(out.read_text())["configs"]}
+    assert configs["static-max"]["failed"] and configs["static-max"]["throughput_ops"] is None
+    assert not configs["static-default"]["failed"]
+    assert configs["static-default"]["throughput_ops"] > 0
