@@ -292,6 +292,14 @@ struct ControllerConfig {
   // where the cache takes less than its capacity as it grows: WiredTiger
   // keeps 80-95% of cache_size filled. In (-1, 1).
   double app_cache_overhead = 0;
+  // Where the budget is a memory cgroup (its room measured, see
+  // SetKernelCacheOffset): the share of an application cache's growth by
+  // which the engine's other memory (allocator headers, handles) grows. A
+  // candidate that leaves the cgroup negative room so counted would bring
+  // the OOM killer, and is never chosen (CandidateStats::overcommits).
+  // LevelDB's heap grew by 0.048-0.056 of its block cache's growth; twice
+  // that (docs/decisions/budget-room.md). In [0, 1).
+  double heap_growth_share = 0.1;
 
   // --- Miss costs (microseconds) ---
   // Used until measured, and always for a cost whose measuring is off.
@@ -358,6 +366,11 @@ struct CandidateStats {
   double stores = 0;                 // second-tier stores per access (cost_model.h)
   double predicted_latency = 0;      // L_e
   double predicted_access_time = 0;  // A; 0 while the CPU load is unmeasured
+  // The engine's memory at this M_a would exceed the budget: the cache
+  // below (the page cache) would have negative room, counting the
+  // application cache's overhead on its growth. Never adopted or tried:
+  // under a memory cgroup the engine would be killed.
+  bool overcommits = false;
 };
 
 // A trial: the candidate, and the busy thread time per access (us) at the

@@ -333,7 +333,9 @@ def _round_marks(rnd: dict, c: dict, best: Optional[dict]) -> str:
         marks.append("adopted")
     elif rnd["decision"] == "rejected" and c is best and not c["current"]:
         marks.append("best")
-    if c["samples"] and not c["valid"]:
+    if c.get("overcommits"):
+        marks.append("over the budget")
+    elif c["samples"] and not c["valid"]:
         marks.append("too few samples")
     return "  <- " + ", ".join(marks) if marks else ""
 

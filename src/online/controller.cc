@@ -136,6 +136,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   }
   Require(c.app_cache_overhead > -1 && c.app_cache_overhead < 1,
           "app_cache_overhead must be in (-1, 1), e.g. 0.25 for LevelDB in a memory cgroup");
+  Require(c.heap_growth_share >= 0 && c.heap_growth_share < 1,
+          "heap_growth_share must be in [0, 1), e.g. 0.1");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
   Require(c.costs.app_miss >= 0 && c.costs.kernel_miss >= 0 && std::isfinite(c.costs.app_miss) &&
               std::isfinite(c.costs.kernel_miss) && c.costs.app_miss + c.costs.kernel_miss > 0,
@@ -289,6 +291,7 @@ std::string ToJson(const ControllerStats& s) {
       j += ", \"stores\": " + JsonNumber(c.stores);
       j += ", \"predicted_latency\": " + JsonNumber(c.predicted_latency);
       j += ", \"predicted_access_time\": " + JsonNumber(c.predicted_access_time);
+      j += ", \"overcommits\": " + JsonBool(c.overcommits);
       j += "}";
     }
     j += "]}";
@@ -313,7 +316,8 @@ class Controller::Rep {
         sampler_(SamplerOptions{config_.sample_rate, config_.group_blocks,
                                 config_.block_disk_bytes}),
         sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages,
-                             config_.app_cache_overhead, config_.app_cache_k,
+                             config_.app_cache_overhead, config_.heap_growth_share,
+                             config_.app_cache_k,
                              config_.rocksdb_cache_model,
                              config_.rocksdb_block_cache_shard_bits,
                              config_.rocksdb_secondary_cache_shard_bits,

@@ -103,11 +103,30 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
 // out of the page cache's room; the offset measured at the current M_a
 // already holds the current cost. A shrink is not credited: a fragmented
 // heap does not give memory back at once.
-uint64_t GhostSim::ScaledKernelBytes(size_t stage) const {
+double GhostSim::KernelRoomBytes(size_t stage) const {
   const uint64_t ma_bytes = candidates_[stage];
   const double growth = ma_bytes > current_bytes_ ? static_cast<double>(ma_bytes - current_bytes_) : 0;
-  const double bytes = static_cast<double>(options_.memory_bytes) - static_cast<double>(ma_bytes) +
-                       static_cast<double>(kernel_offset_) - options_.app_cache_overhead * growth;
+  return static_cast<double>(options_.memory_bytes) - static_cast<double>(ma_bytes) +
+         static_cast<double>(kernel_offset_) - options_.app_cache_overhead * growth;
+}
+
+// The memory cgroup's room at a candidate: what the page cache would have
+// if the engine's memory outside its cache grew by heap_growth_share of
+// the cache's growth. Not the page cache model's overhead, which also
+// stands for the cliff's other costs (0.25 in LevelDB): the heap itself
+// grew by 0.048-0.056 of a LevelDB block cache's growth
+// (docs/decisions/budget-room.md).
+int64_t GhostSim::BudgetRoomBytes(size_t stage) const {
+  if (!offset_measured_) return INT64_MAX;
+  const uint64_t ma_bytes = candidates_[stage];
+  const double growth = ma_bytes > current_bytes_ ? static_cast<double>(ma_bytes - current_bytes_) : 0;
+  return static_cast<int64_t>(std::floor(
+      static_cast<double>(options_.memory_bytes) - static_cast<double>(ma_bytes) +
+      static_cast<double>(kernel_offset_) - options_.heap_growth_share * growth));
+}
+
+uint64_t GhostSim::ScaledKernelBytes(size_t stage) const {
+  const double bytes = KernelRoomBytes(stage);
   return bytes > 0 ? Scaled(static_cast<uint64_t>(bytes)) : 0;
 }
 
@@ -179,6 +198,7 @@ CandidateCounts GhostSim::Counts(size_t stage) const {
   c.app_misses = app_misses_[stage];
   c.app_misses_in_stage = tiers_ != nullptr;
   c.second_tier_stores = stages_[stage].second_tier_stores;
+  c.budget_room_bytes = BudgetRoomBytes(stage);
   return c;
 }
 

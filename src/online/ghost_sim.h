@@ -62,6 +62,8 @@ struct GhostSimOptions {
   uint32_t max_readahead_pages = 32;
   // ControllerConfig::app_cache_overhead.
   double app_cache_overhead = 0;
+  // ControllerConfig::heap_growth_share.
+  double heap_growth_share = 0.1;
   // ControllerConfig::app_cache_k: 0, the application ghost is an LRU
   // stack (GhostLru); K, KRR's K-LRU stack (KrrStack).
   uint32_t app_cache_k = 0;
@@ -133,7 +135,10 @@ class GhostSim final : public RoundSimulator {
   // The kernel cache really holds M - M_a + `bytes` (see
   // Controller::SetKernelCacheOffset); the kernel ghost is sized so from
   // the next stage on.
-  void SetKernelOffset(int64_t bytes) { kernel_offset_ = bytes; }
+  void SetKernelOffset(int64_t bytes) {
+    kernel_offset_ = bytes;
+    offset_measured_ = true;
+  }
   int64_t kernel_offset() const { return kernel_offset_; }
 
   // The application cache charges a block read from disk `bytes` beyond
@@ -166,10 +171,16 @@ class GhostSim final : public RoundSimulator {
   // kernel_offset_, less the overhead of M_a's growth past the current
   // M_a; at least 0.
   uint64_t ScaledKernelBytes(size_t stage) const;
+  // Unscaled: the room of the cache below at candidate `stage`; may be
+  // negative.
+  double KernelRoomBytes(size_t stage) const;
+  // CandidateCounts::budget_room_bytes of candidate `stage`.
+  int64_t BudgetRoomBytes(size_t stage) const;
 
   const GhostSimOptions options_;
   const Sampler* const sampler_;
   int64_t kernel_offset_ = 0;
+  bool offset_measured_ = false;  // a memory cgroup's room is measured
   uint32_t read_charge_overhead_ = 0;
   std::unordered_map<uint64_t, FileBytes> files_;  // SetFileSize
   uint64_t file_bytes_ = 0;     // the sum over files_

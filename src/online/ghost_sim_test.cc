@@ -288,6 +288,28 @@ TEST(GhostSimTest, GrowingTheAppCacheChargesItsOverheadToTheKernelCache) {
   EXPECT_EQ(counts(0.5, candidates, 2, 0), counts(0, candidates, 2, 0));  // no credit
 }
 
+// Under a memory cgroup (its room measured), the room each candidate
+// leaves beside the engine's memory: M - M_a, the offset, less the heap's
+// growth with the cache past the current M_a; negative where the engine
+// would exceed the cgroup. Without a measured room there is no cgroup to
+// exceed.
+TEST(GhostSimTest, CountsGiveEachCandidatesRoomInTheCgroupNegativeWhereItOvercommits) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  GhostSimOptions options{m, KernelModelKind::kLinux, 32};
+  options.app_cache_overhead = 0.25;  // the model's; not the budget's
+  options.heap_growth_share = 0.5;
+  GhostSim sim(options, &all);
+  const std::vector<uint64_t> candidates = {0, 2 * kMiB, 8 * kMiB};
+  sim.Begin(candidates, 1);
+  sim.SetStage(0, true);
+  EXPECT_EQ(sim.Counts(2).budget_room_bytes, INT64_MAX);
+  sim.SetKernelOffset(int64_t{kMiB});
+  EXPECT_EQ(sim.Counts(0).budget_room_bytes, int64_t{9 * kMiB});  // no credit below
+  EXPECT_EQ(sim.Counts(1).budget_room_bytes, int64_t{7 * kMiB});
+  EXPECT_EQ(sim.Counts(2).budget_room_bytes, -2 * int64_t{kMiB});  // 0 + 1 - 3
+}
+
 // With an 8 MiB read-ahead window and files of 1 MiB, a kernel ghost that
 // does not know the files' sizes reads ahead past their ends and fills its
 // room with pages that do not exist: 12 MiB of data in 16 MiB still

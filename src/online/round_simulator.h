@@ -23,6 +23,11 @@ struct CandidateCounts {
                                      // only (a ghost that is no stack)
   uint64_t second_tier_stores = 0;   // blocks the second tier stored in the
                                      // stage (RocksDB's compressed cache)
+  // Where the budget is a memory cgroup: the room it would leave at this
+  // M_a beside the engine's memory (M - M_a + the measured offset, less
+  // the heap's growth with the cache), negative where the engine would
+  // exceed the cgroup; INT64_MAX where no cgroup is measured.
+  int64_t budget_room_bytes = INT64_MAX;
 };
 
 class RoundSimulator {
