@@ -206,10 +206,12 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                         "two runs swapping CPUs every time; its ratio is their geometric mean. Keep it "
                         "even: the CPUs are not alike (one takes the disk's interrupts) "
                         "(default: 2)")
-    p.add_argument("--reserve", type=cv.size("--reserve"), default=32 << 20,
+    p.add_argument("--reserve", type=cv.size("--reserve"), default=None,
                    help="kernel budget: the cgroup holds M + this, for the engine's memory "
-                        "outside its caches (heap, memtables, index blocks); what that leaves "
-                        "unused, the page cache gets beside M - M_a (default: 32MiB)")
+                        "outside its caches (heap, memtables, index blocks, the cache's own "
+                        "allocator overhead); what that leaves unused, the page cache gets "
+                        "beside M - M_a (default: 32MiB + M/8, "
+                        "docs/decisions/bench-reserve.md)")
     p.add_argument("--allocator", choices=("system", "jemalloc"), default=BENCH_ALLOCATOR[engine],
                    help="the malloc of every run: the system's (glibc) or jemalloc, "
                         f"preloaded (Debian's libjemalloc2), {ALLOCATOR_HELP[engine]}. "
@@ -471,6 +473,14 @@ def allocator_library(allocator: str) -> Optional[str]:
     return library
 
 
+def default_reserve(memory: int) -> int:
+    """The kernel budget's room beside M for the engine's memory outside its
+    caches: a fixed part (memtables, table handles, threads) and a part that
+    grows with the cache an engine may be given, up to M (allocator headers
+    and per-entry metadata: docs/decisions/bench-reserve.md)."""
+    return (32 << 20) + memory // 8
+
+
 def run_flags(args, memory: int) -> Dict[str, str]:
     """The driver's `run` flags shared by every configuration. Phases that all
     give a count of operations run to their end unless --duration is given."""
@@ -479,7 +489,7 @@ def run_flags(args, memory: int) -> Dict[str, str]:
         "warmup": args.warmup, "budget": args.budget,
         "device-latency": getattr(args, "device_latency", "0us"),
         "overwrite": str(args.overwrite), "seed": str(args.seed),
-        "reserve": str(args.reserve)}
+        "reserve": str(args.reserve if args.reserve is not None else default_reserve(memory))}
     phases_counted = bool(args.phases) and all(
         "*" in part for part in args.phases.split(";") if part.strip())
     if args.ops:

@@ -118,7 +118,8 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.warmup_check_accesses > 0, "warmup_check_accesses must be > 0 (default 50000)");
   Require(c.max_round_warmup_accesses >= c.round_warmup_accesses,
           "max_round_warmup_accesses must be at least round_warmup_accesses");
-  Require(c.candidate_accesses > 0, "candidate_accesses must be > 0 (default 100000)");
+  Require(c.candidate_accesses > 0, "candidate_accesses must be > 0 (default 60000)");
+  Require(c.parallel_measure_accesses > 0, "parallel_measure_accesses must be > 0 (default 240000)");
   Require(c.resize_step_accesses > 0, "resize_step_accesses must be > 0 (default 10000)");
   Require(c.max_abandoned_rounds > 0, "max_abandoned_rounds must be at least 1 (default 3)");
   Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
@@ -321,7 +322,8 @@ class Controller::Rep {
                              config_.rocksdb_cache_model,
                              config_.rocksdb_block_cache_shard_bits,
                              config_.rocksdb_secondary_cache_shard_bits,
-                             config_.rocksdb_entry_metadata_bytes},
+                             config_.rocksdb_entry_metadata_bytes,
+                             config_.parallel_candidates},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
     if (config_.initial_app_bytes > memory_) {

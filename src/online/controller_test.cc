@@ -237,6 +237,7 @@ ControllerConfig FastConfig(uint64_t m) {
   c.warmup_check_accesses = 2000;
   c.candidate_warmup_accesses = 1000;
   c.candidate_accesses = 4000;
+  c.parallel_measure_accesses = 16'000;
   c.min_samples = 100;
   c.settle_accesses = 5000;
   c.resize_step_accesses = 1000;

@@ -53,13 +53,16 @@ void GhostSim::Begin(const std::vector<uint64_t>& candidates, size_t current) {
     krr.capacity = Scaled(options_.memory_bytes);
     app_klru_ = std::make_unique<KrrStack>(krr);
   }
-  PageCacheOptions page;
-  page.capacity_bytes = ScaledKernelBytes(0);
-  page.max_readahead_pages = options_.max_readahead_pages;
-  page.balance_scale = 1 / share_;  // balance rule only; not rescaled
-  page.sample = sampler_->rate() < 1 ? sampler_ : nullptr;
-  kernel_ = NewKernelCache(options_.kernel_model, page);
-  for (const auto& [file_id, size] : files_) kernel_->SetFileSize(file_id, size.bytes);
+  const size_t ghosts = options_.parallel_candidates ? candidates.size() : 1;
+  for (size_t i = 0; i < ghosts; i++) {
+    PageCacheOptions page;
+    page.capacity_bytes = ScaledKernelBytes(i);
+    page.max_readahead_pages = options_.max_readahead_pages;
+    page.balance_scale = 1 / share_;  // balance rule only; not rescaled
+    page.sample = sampler_->rate() < 1 ? sampler_ : nullptr;
+    kernels_.push_back(NewKernelCache(options_.kernel_model, page));
+    for (const auto& [file_id, size] : files_) kernels_.back()->SetFileSize(file_id, size.bytes);
+  }
 }
 
 double GhostSim::CountedShare() const {
@@ -69,16 +72,33 @@ double GhostSim::CountedShare() const {
 // An engine opens its tables as the workload first reads them, so the
 // sizes of the first round's files arrive during its warm-up: the share is
 // counted again, and the ghosts rescaled, when measuring starts.
+void GhostSim::FixShare() {
+  share_fixed_ = true;
+  share_ = CountedShare();
+  for (size_t i = 0; i < candidates_.size(); i++) app_limit_[i] = Scaled(candidates_[i]);
+  if (app_ || app_klru_) SetAppCapacity(Scaled(options_.memory_bytes));
+}
+
 void GhostSim::SetStage(size_t stage, bool measuring) {
   if (!active()) return;
-  stage_ = stage;
   measuring_ = measuring;
-  if (measuring && !share_fixed_) {
-    share_fixed_ = true;
-    share_ = CountedShare();
-    for (size_t i = 0; i < candidates_.size(); i++) app_limit_[i] = Scaled(candidates_[i]);
-    if (!tiers_) SetAppCapacity(Scaled(options_.memory_bytes));
+  if (options_.parallel_candidates) {
+    stage_ = 0;
+    if (!share_fixed_) FixShare();
+    if (tiers_) {
+      // The warm-up ends: every candidate starts from its state.
+      tiers_->SetFastFill(false);
+      for (size_t i = 0; i < candidates_.size(); i++) {
+        tier_sets_.push_back(std::make_unique<RocksDbCacheModel>(*tiers_));
+        tier_sets_.back()->Resettle(Scaled(candidates_[i]), ScaledKernelBytes(i));
+      }
+      tiers_.reset();
+    }
+    for (size_t i = 0; i < kernels_.size(); i++) kernels_[i]->SetCapacity(ScaledKernelBytes(i));
+    return;
   }
+  stage_ = stage;
+  if (measuring && !share_fixed_) FixShare();
   if (tiers_) {
     // The first stage starts at the end of the round's warm-up, which is
     // kept: every candidate starts from it.
@@ -94,7 +114,7 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
     tiers_stage_ = stage;
     return;
   }
-  kernel_->SetCapacity(ScaledKernelBytes(stage));
+  kernels_[0]->SetCapacity(ScaledKernelBytes(stage));
 }
 
 // A grown application cache costs the engine more than its capacity
@@ -135,24 +155,25 @@ bool GhostSim::CheckWarm() {
   const auto filled = [](uint64_t used, uint64_t seen, uint64_t capacity) {
     return used >= capacity - capacity / 100 || used - std::min(used, seen) < capacity / 100;
   };
-  // The application ghost (or the block cache) and the kernel ghost (or
-  // the compressed cache): bytes held, of how many.
-  uint64_t app = 0, app_capacity = 0, kernel = 0, kernel_capacity = 0;
+  // The application ghost (or the block cache) and the kernel ghosts (or
+  // the compressed cache): bytes held, of how many. Every kernel ghost
+  // counts: the first to fill is not the last.
   if (tiers_) {
-    app = tiers_->primary_used();
-    app_capacity = tiers_->primary_capacity();
-    kernel = tiers_->secondary_used();
-    kernel_capacity = tiers_->secondary_capacity();
-  } else {
-    app = AppTracked();
-    app_capacity = AppCapacity();
-    kernel = kernel_->used_bytes();
-    kernel_capacity = kernel_->capacity();
+    kernel_bytes_seen_.resize(1, 0);
+    const bool warm =
+        filled(tiers_->primary_used(), app_bytes_seen_, tiers_->primary_capacity()) &&
+        filled(tiers_->secondary_used(), kernel_bytes_seen_[0], tiers_->secondary_capacity());
+    app_bytes_seen_ = tiers_->primary_used();
+    kernel_bytes_seen_.assign(1, tiers_->secondary_used());
+    return warm;
   }
-  const bool warm = filled(app, app_bytes_seen_, app_capacity) &&
-                    filled(kernel, kernel_bytes_seen_, kernel_capacity);
-  app_bytes_seen_ = app;
-  kernel_bytes_seen_ = kernel;
+  bool warm = filled(AppTracked(), app_bytes_seen_, AppCapacity());
+  app_bytes_seen_ = AppTracked();
+  kernel_bytes_seen_.resize(kernels_.size(), 0);
+  for (size_t i = 0; i < kernels_.size(); i++) {
+    warm = filled(kernels_[i]->used_bytes(), kernel_bytes_seen_[i], kernels_[i]->capacity()) && warm;
+    kernel_bytes_seen_[i] = kernels_[i]->used_bytes();
+  }
   return warm;
 }
 
@@ -172,6 +193,7 @@ void GhostSim::SetReadChargeOverhead(uint32_t bytes) {
   read_charge_overhead_ = bytes;
   if (tiers_) tiers_->SetReadChargeOverhead(bytes);
   if (tiers_snapshot_) tiers_snapshot_->SetReadChargeOverhead(bytes);
+  for (const auto& tiers : tier_sets_) tiers->SetReadChargeOverhead(bytes);
 }
 
 uint64_t GhostSim::AppTracked() const {
@@ -196,7 +218,8 @@ CandidateCounts GhostSim::Counts(size_t stage) const {
   c.kernel_reads = stages_[stage].kernel_reads;
   c.kernel_misses = stages_[stage].kernel_misses;
   c.app_misses = app_misses_[stage];
-  c.app_misses_in_stage = tiers_ != nullptr;
+  // One stage for all candidates is each candidate's own.
+  c.app_misses_in_stage = options_.rocksdb_tiers || options_.parallel_candidates;
   c.second_tier_stores = stages_[stage].second_tier_stores;
   c.budget_room_bytes = BudgetRoomBytes(stage);
   return c;
@@ -209,39 +232,53 @@ void GhostSim::End() {
   stages_.clear();
   app_.reset();
   app_klru_.reset();
-  kernel_.reset();
+  kernels_.clear();
   tiers_.reset();
   tiers_snapshot_.reset();
   tiers_stage_ = kNoStage;
+  tier_sets_.clear();
   app_bytes_seen_ = 0;
-  kernel_bytes_seen_ = 0;
+  kernel_bytes_seen_.clear();
+}
+
+void GhostSim::AccessTiers(RocksDbCacheModel* tiers, size_t stage, const Block& block) {
+  const uint64_t stores = tiers->stores();
+  const RocksDbCacheModel::Served served = tiers->Access(block);
+  if (!measuring_) return;
+  StageCounts& counts = stages_[stage];
+  ++counts.samples;
+  counts.second_tier_stores += tiers->stores() - stores;
+  if (served == RocksDbCacheModel::Served::kPrimary) return;
+  ++app_misses_[stage];
+  ++counts.kernel_reads;
+  counts.kernel_misses += served == RocksDbCacheModel::Served::kDevice;
 }
 
 void GhostSim::Access(const Block& block) {
   if (!active()) return;
   if (tiers_) {
-    const uint64_t stores = tiers_->stores();
-    const RocksDbCacheModel::Served served = tiers_->Access(block);
-    if (!measuring_) return;
-    StageCounts& stage = stages_[stage_];
-    ++stage.samples;
-    stage.second_tier_stores += tiers_->stores() - stores;
-    if (served == RocksDbCacheModel::Served::kPrimary) return;
-    ++app_misses_[stage_];
-    ++stage.kernel_reads;
-    stage.kernel_misses += served == RocksDbCacheModel::Served::kDevice;
+    AccessTiers(tiers_.get(), stage_, block);
     return;
   }
+  for (size_t i = 0; i < tier_sets_.size(); i++) AccessTiers(tier_sets_[i].get(), i, block);
+  if (!tier_sets_.empty()) return;
   const uint64_t distance = AppAccess(block);
   if (measuring_) {
-    ++stages_[stage_].samples;
     for (size_t i = 0; i < app_limit_.size(); i++) app_misses_[i] += distance > app_limit_[i];
   }
-  if (distance <= app_limit_[stage_]) return;  // an application hit
-  const bool hit = kernel_->capacity() >= kPageSize && kernel_->Read(block);
-  if (measuring_) {
-    ++stages_[stage_].kernel_reads;
-    stages_[stage_].kernel_misses += !hit;
+  // Kernel ghost k serves candidate `stage_ + k`: every candidate's, or
+  // the stage's only.
+  for (size_t k = 0; k < kernels_.size(); k++) {
+    const size_t i = stage_ + k;
+    StageCounts& counts = stages_[i];
+    counts.samples += measuring_;
+    if (distance <= app_limit_[i]) continue;  // an application hit
+    KernelCache& kernel = *kernels_[k];
+    const bool hit = kernel.capacity() >= kPageSize && kernel.Read(block);
+    if (measuring_) {
+      ++counts.kernel_reads;
+      counts.kernel_misses += !hit;
+    }
   }
 }
 
@@ -252,7 +289,7 @@ void GhostSim::DropFile(uint64_t file_id) {
     sampled_bytes_ -= it->second.sampled;
     files_.erase(it);
   }
-  if (kernel_) kernel_->DropFile(file_id);
+  for (const auto& kernel : kernels_) kernel->DropFile(file_id);
 }
 
 void GhostSim::SetFileSize(uint64_t file_id, uint64_t bytes) {
@@ -261,17 +298,20 @@ void GhostSim::SetFileSize(uint64_t file_id, uint64_t bytes) {
   const uint64_t sampled = sampler_->SampledBytes(file_id, bytes);
   sampled_bytes_ += sampled - size.sampled;
   size = FileBytes{bytes, sampled};
-  if (kernel_) kernel_->SetFileSize(file_id, bytes);
+  for (const auto& kernel : kernels_) kernel->SetFileSize(file_id, bytes);
 }
 
 size_t GhostSim::MemoryUsage() const {
   // A hash node per file: three words of value, one of link, one of bucket.
   const size_t files = files_.size() * 5 * sizeof(uint64_t);
   if (!active()) return files;
-  const size_t ghosts = tiers_ ? tiers_->MemoryUsage() +
-                                     (tiers_snapshot_ ? tiers_snapshot_->MemoryUsage() : 0)
-                                : (app_ ? app_->MemoryUsage() : app_klru_->MemoryUsage()) +
-                                      kernel_->MemoryUsage();
+  size_t ghosts = 0;
+  if (tiers_) ghosts += tiers_->MemoryUsage();
+  if (tiers_snapshot_) ghosts += tiers_snapshot_->MemoryUsage();
+  for (const auto& tiers : tier_sets_) ghosts += tiers->MemoryUsage();
+  if (app_) ghosts += app_->MemoryUsage();
+  if (app_klru_) ghosts += app_klru_->MemoryUsage();
+  for (const auto& kernel : kernels_) ghosts += kernel->MemoryUsage();
   return files + ghosts +
          (app_limit_.size() + app_misses_.size()) * sizeof(uint64_t) +
          stages_.size() * sizeof(StageCounts);

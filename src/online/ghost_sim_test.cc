@@ -47,16 +47,21 @@ TEST(GhostSimTest, UnsampledRoundMatchesAnExactLruAndTheKernelModelPerCandidate)
   sim.Begin(candidates, 0);
   const std::vector<uint64_t> trace = SkewedOrdinals(60'000, 6000, 1);
 
-  // Reference: an exact LRU per candidate over the whole run, and for
-  // stage 2 the full kernel model fed by that LRU's misses.
+  // Reference: an exact LRU per candidate over the whole run, and per
+  // candidate the full kernel model fed by that LRU's misses: all are
+  // measured at once (parallel_candidates, the default).
   std::vector<testing::ListLru> lrus;
-  for (const uint64_t c : candidates) lrus.emplace_back(c);
+  std::vector<std::unique_ptr<PageCacheModel>> kernels;
+  for (const uint64_t c : candidates) {
+    lrus.emplace_back(c);
+    PageCacheOptions page;
+    page.capacity_bytes = m - c;
+    kernels.push_back(std::make_unique<PageCacheModel>(page));
+  }
   std::vector<uint64_t> lru_misses(candidates.size(), 0);
-  PageCacheOptions page;
-  page.capacity_bytes = m - candidates[2];
-  PageCacheModel kernel(page);
-  uint64_t kernel_misses = 0;
+  std::vector<uint64_t> kernel_misses(candidates.size(), 0);
 
+  EXPECT_TRUE(sim.AllCandidatesAtOnce());
   sim.SetStage(2, true);
   for (const uint64_t o : trace) {
     const Block b = MakeBlock(o);
@@ -64,18 +69,44 @@ TEST(GhostSimTest, UnsampledRoundMatchesAnExactLruAndTheKernelModelPerCandidate)
     for (size_t i = 0; i < candidates.size(); i++) {
       const bool hit = lrus[i].Access(b.key(), b.mem_size);
       lru_misses[i] += !hit;
-      if (i == 2 && !hit) kernel_misses += !kernel.Read(b);
+      if (!hit && candidates[i] < m) kernel_misses[i] += !kernels[i]->Read(b);
+      if (!hit && candidates[i] == m) ++kernel_misses[i];  // no kernel cache
     }
   }
   for (size_t i = 0; i < candidates.size(); i++) {
-    EXPECT_EQ(sim.Counts(i).app_misses, lru_misses[i]) << "candidate " << i;
+    const CandidateCounts c = sim.Counts(i);
+    EXPECT_TRUE(c.app_misses_in_stage);
+    EXPECT_EQ(c.app_misses, lru_misses[i]) << "candidate " << i;
+    EXPECT_EQ(c.stage_samples, trace.size());
+    EXPECT_EQ(c.kernel_reads, lru_misses[i]);
+    EXPECT_EQ(c.kernel_misses, kernel_misses[i]) << "candidate " << i;
+    EXPECT_GT(kernel_misses[i], 0u);
+    if (candidates[i] < m) EXPECT_LT(kernel_misses[i], lru_misses[i]) << "candidate " << i;
   }
-  const CandidateCounts c = sim.Counts(2);
-  EXPECT_EQ(c.stage_samples, trace.size());
-  EXPECT_EQ(c.kernel_reads, lru_misses[2]);
-  EXPECT_EQ(c.kernel_misses, kernel_misses);
-  EXPECT_GT(kernel_misses, 0u);
-  EXPECT_LT(kernel_misses, lru_misses[2]);
+}
+
+// One candidate at a time (the paper's round): the kernel ghost counts
+// only the stage's candidate, over the stage.
+TEST(GhostSimTest, OneCandidateAtATimeMeasuresOnlyTheStagesKernelGhost) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  GhostSimOptions options{m, KernelModelKind::kLinux, 32};
+  options.parallel_candidates = false;
+  GhostSim sim(options, &all);
+  const std::vector<uint64_t> candidates = {0, 2 * kMiB, 4 * kMiB};
+  sim.Begin(candidates, 0);
+  EXPECT_FALSE(sim.AllCandidatesAtOnce());
+  const std::vector<uint64_t> trace = SkewedOrdinals(30'000, 6000, 6);
+  sim.SetStage(1, true);
+  for (const uint64_t o : trace) sim.Access(MakeBlock(o));
+  EXPECT_EQ(sim.Counts(1).stage_samples, trace.size());
+  EXPECT_GT(sim.Counts(1).kernel_reads, 0u);
+  EXPECT_FALSE(sim.Counts(1).app_misses_in_stage);
+  for (const size_t other : {0, 2}) {
+    EXPECT_EQ(sim.Counts(other).stage_samples, 0u);
+    EXPECT_EQ(sim.Counts(other).kernel_reads, 0u);
+    EXPECT_GT(sim.Counts(other).app_misses, 0u) << "one application ghost answers all";
+  }
 }
 
 // With app_cache_k = K the application ghost is KRR's stack: its misses
@@ -135,6 +166,7 @@ TEST_P(GhostSimRocksDbTest, RocksDbTiersRunPerStageFromTheCurrentSplit) {
   const uint64_t m = 8 * kMiB;
   GhostSimOptions options{m, KernelModelKind::kLinux, 32};
   options.rocksdb_tiers = true;
+  options.parallel_candidates = false;
   options.primary_shard_bits = GetParam();
   options.secondary_shard_bits = GetParam() + 1;
   GhostSim sim(options, &all);
@@ -202,6 +234,60 @@ INSTANTIATE_TEST_SUITE_P(ShardBits, GhostSimRocksDbTest, ::testing::Values(0, 3)
 
 // A sampled model keeps the engine's shard size: a share of 1/4 of the
 // blocks takes 2 shard bits off.
+// All at once: when the warm-up ends, every candidate runs from its own
+// copy of the warmed model, resettled to its split, over the same
+// accesses.
+TEST_P(GhostSimRocksDbTest, RocksDbTiersRunAllAtOnceFromTheCurrentSplit) {
+  Sampler all(SamplerOptions{1.0, 32, 2053});
+  const uint64_t m = 8 * kMiB;
+  GhostSimOptions options{m, KernelModelKind::kLinux, 32};
+  options.rocksdb_tiers = true;
+  options.primary_shard_bits = GetParam();
+  options.secondary_shard_bits = GetParam() + 1;
+  GhostSim sim(options, &all);
+  const std::vector<uint64_t> candidates = {0, 2 * kMiB, 4 * kMiB};
+  const std::vector<uint64_t> trace = SkewedOrdinals(60'000, 6000, 4);
+  RocksDbCacheModelOptions sharded{2 * kMiB, m - 2 * kMiB};
+  sharded.primary_shard_bits = GetParam();
+  sharded.secondary_shard_bits = GetParam() + 1;
+  RocksDbCacheModel warmed(sharded);
+  warmed.SetFastFill(true);
+  sim.Begin(candidates, 1);
+  for (size_t i = 0; i < 30'000; i++) {
+    sim.Access(MakeBlock(trace[i]));
+    warmed.Access(MakeBlock(trace[i]));
+  }
+  warmed.SetFastFill(false);
+  std::vector<RocksDbCacheModel> models(candidates.size(), warmed);
+  std::vector<uint64_t> app(candidates.size(), 0), device(candidates.size(), 0);
+  for (size_t i = 0; i < candidates.size(); i++) {
+    models[i].Resettle(candidates[i], m - candidates[i]);
+  }
+  std::vector<uint64_t> stores;
+  for (const RocksDbCacheModel& model : models) stores.push_back(model.stores());
+  sim.SetStage(0, true);
+  for (size_t k = 30'000; k < trace.size(); k++) {
+    const Block b = MakeBlock(trace[k]);
+    sim.Access(b);
+    for (size_t i = 0; i < candidates.size(); i++) {
+      const RocksDbCacheModel::Served s = models[i].Access(b);
+      app[i] += s != RocksDbCacheModel::Served::kPrimary;
+      device[i] += s == RocksDbCacheModel::Served::kDevice;
+    }
+  }
+  for (size_t i = 0; i < candidates.size(); i++) {
+    const CandidateCounts c = sim.Counts(i);
+    EXPECT_TRUE(c.app_misses_in_stage);
+    EXPECT_EQ(c.stage_samples, 30'000u);
+    EXPECT_EQ(c.app_misses, app[i]) << "candidate " << i;
+    EXPECT_EQ(c.kernel_misses, device[i]) << "candidate " << i;
+    EXPECT_EQ(c.second_tier_stores, models[i].stores() - stores[i]) << "candidate " << i;
+  }
+  EXPECT_GT(app[0], app[2]);
+  sim.End();
+  EXPECT_FALSE(sim.active());
+}
+
 TEST(GhostSimTest, ASampledModelHasFewerShardsOfTheEnginesSize) {
   EXPECT_EQ(SampledShardBits(6, 1.0), 6);
   EXPECT_EQ(SampledShardBits(6, 1.05), 6) << "a share a little over R";
@@ -214,7 +300,9 @@ TEST(GhostSimTest, ASampledModelHasFewerShardsOfTheEnginesSize) {
 TEST(GhostSimTest, WarmupIsNotCountedAndTheKernelGhostShrinksWithMa) {
   Sampler all(SamplerOptions{1.0, 32, 2053});
   const uint64_t m = 8 * kMiB;
-  GhostSim sim(GhostSimOptions{m, KernelModelKind::kLinux, 32}, &all);
+  GhostSimOptions options{m, KernelModelKind::kLinux, 32};
+  options.parallel_candidates = false;
+  GhostSim sim(options, &all);
   sim.Begin({0, 4 * kMiB, 8 * kMiB}, 0);
   for (const uint64_t o : SkewedOrdinals(20'000, 6000, 2)) sim.Access(MakeBlock(o));
   EXPECT_EQ(sim.Counts(0).stage_samples, 0u);

@@ -40,6 +40,10 @@ class RoundSimulator {
   // Runs the ghosts in candidate `stage`'s configuration; `measuring`
   // counts what follows toward its prediction.
   virtual void SetStage(size_t stage, bool measuring) = 0;
+  // Whether one stage measures every candidate at once (each on its own
+  // ghosts, over the same accesses): then the Tracker runs one measured
+  // stage and every candidate's counts come from it.
+  virtual bool AllCandidatesAtOnce() const { return false; }
   // Whether the ghosts stopped filling: each is full, or grew by less than
   // 1% of its capacity since the previous call. Called at intervals
   // during the round's warm-up.

@@ -583,7 +583,8 @@ void Tracker::StartRound(const std::string& trigger, bool rose) {
 
 // Stage 0 runs only after the round's warm-up and once the engine runs
 // the round's configuration; every later stage is warmed after its kernel
-// ghost shrank, then measured, and extended while it lacks samples.
+// ghost shrank, then measured, and extended while it lacks samples. A
+// simulator that measures all candidates at once has stage 0 only.
 void Tracker::EndStage() {
   switch (phase_) {
     case Phase::kRoundWarmup:
@@ -600,7 +601,8 @@ void Tracker::EndStage() {
     case Phase::kCandidateWarmup:
       simulator_->SetStage(stage_, true);
       phase_ = Phase::kCandidateMeasure;
-      stage_end_ = now_ + config_.candidate_accesses;
+      stage_end_ = now_ + (simulator_->AllCandidatesAtOnce() ? config_.parallel_measure_accesses
+                                                              : config_.candidate_accesses);
       stage_start_ = totals_;
       return;
     case Phase::kCandidateMeasure:
@@ -609,6 +611,14 @@ void Tracker::EndStage() {
   if (simulator_->StageSamples() < config_.min_samples && extensions_ < config_.max_extensions) {
     ++extensions_;
     stage_end_ = now_ + config_.candidate_accesses;
+    return;
+  }
+  if (simulator_->AllCandidatesAtOnce()) {
+    // The engine ran the current M_a over the accesses every candidate
+    // was measured on.
+    current_measured_ = Measure(Since(stage_start_, totals_));
+    stage_accesses_.assign(candidates_.size(), totals_.accesses - stage_start_.accesses);
+    FinishRound();
     return;
   }
   if (stage_ == current_index_) current_measured_ = Measure(Since(stage_start_, totals_));

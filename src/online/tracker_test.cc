@@ -27,6 +27,7 @@ class ScriptedSimulator final : public RoundSimulator {
   size_t current = 0;
   int begins = 0, ends = 0;
   bool app_in_stage = false;  // app misses counted over each stage only
+  bool all_at_once = false;   // AllCandidatesAtOnce
 
   void Begin(const std::vector<uint64_t>& c, size_t current_index) override {
     candidates = c;
@@ -40,6 +41,7 @@ class ScriptedSimulator final : public RoundSimulator {
     stage_ = stage;
     measuring_ = measuring;
   }
+  bool AllCandidatesAtOnce() const override { return all_at_once; }
   bool CheckWarm() override { return true; }
   uint64_t StageSamples() const override { return stage_samples_[stage_]; }
   CandidateCounts Counts(size_t stage) const override {
@@ -64,7 +66,11 @@ class ScriptedSimulator final : public RoundSimulator {
 
   void Access(uint64_t n) {
     if (!active_ || !measuring_) return;
-    stage_samples_[stage_] += n;
+    if (all_at_once) {
+      for (uint64_t& samples : stage_samples_) samples += n;
+    } else {
+      stage_samples_[stage_] += n;
+    }
     measured_ += n;
   }
   bool active() const { return active_; }
@@ -267,6 +273,39 @@ TEST(TrackerTest, FirstRoundAdoptsAClearlyBetterCandidateAndResizesGradually) {
   EXPECT_LE(h.max_step, kM / 16);  // one step at a time
   h.Run(5000, kHa, kHk);
   EXPECT_EQ(h.tracker->state(), ControllerState::kStable);
+}
+
+// A simulator that measures every candidate at once: one measured stage of
+// parallel_measure_accesses after the warm-up, at the engine's split, and
+// the same decision as one candidate after another, sooner.
+TEST(TrackerTest, AllCandidatesAtOnceTakeOneStage) {
+  ControllerConfig config = SmallConfig();
+  config.parallel_measure_accesses = 3000;
+  uint64_t staged_length = 0;
+  for (const bool all_at_once : {false, true}) {
+    Harness h(config);
+    h.sim.all_at_once = all_at_once;
+    h.sim.app_in_stage = all_at_once;
+    h.sim.app_miss.assign(9, 0.5);
+    h.sim.kernel_miss.assign(9, 0.1);
+    h.sim.app_miss[8] = 0.1;
+    h.Start();
+    h.RunRound(kHa, kHk);
+    const RoundStats& r = h.LastRound();
+    EXPECT_EQ(r.decision, "adopted") << r.reason;
+    EXPECT_EQ(r.adopted_ma_bytes, kM);
+    EXPECT_NEAR(r.measured_latency, 3.1, 0.02);
+    EXPECT_NEAR(r.candidates[8].predicted_latency, 1.9, 0.02);
+    const uint64_t length = r.end_access - r.start_access;
+    if (!all_at_once) {
+      staged_length = length;
+      continue;
+    }
+    for (const CandidateStats& c : r.candidates) EXPECT_EQ(c.samples, 3000u);
+    // The warm-up, one measured stage, and at most one clock chunk.
+    EXPECT_LE(length, config.round_warmup_accesses + 3000 + 1000);
+    EXPECT_LT(length, staged_length / 2);
+  }
 }
 
 TEST(TrackerTest, CandidatesStartAtTheEnginesFloor) {

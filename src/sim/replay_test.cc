@@ -74,9 +74,11 @@ void Print(const ReplayResult& r) {
 // One round from a cold start must pick an M_a whose L_e (by the offline
 // sweep of the same trace) is within 5% of the sweep's best candidate,
 // within 1.5 million accesses.
-void ExpectGoodFirstRound(const std::string& workload) {
+void ExpectGoodFirstRound(const std::string& workload, bool parallel_candidates = true) {
   const Scenario s = Make(workload, 3'000'000);
-  const ReplayResult r = RunReplay(s.trace, Options(s.layout));
+  ReplayOptions options = Options(s.layout);
+  options.controller.parallel_candidates = parallel_candidates;
+  const ReplayResult r = RunReplay(s.trace, options);
   Print(r);
   ASSERT_GE(r.stats.rounds.size(), 1u);
   const RoundStats& round = r.stats.rounds[0];
@@ -88,6 +90,10 @@ void ExpectGoodFirstRound(const std::string& workload) {
 }
 
 TEST(ReplayTest, UniformFirstRoundIsNearTheBestSplit) { ExpectGoodFirstRound("uniform"); }
+// The paper's round, one candidate after another on one kernel ghost.
+TEST(ReplayTest, OneCandidateAtATimeFindsTheBestSplitToo) {
+  ExpectGoodFirstRound("hotspot20", false);
+}
 TEST(ReplayTest, ZipfianFirstRoundIsNearTheBestSplit) { ExpectGoodFirstRound("zipfian"); }
 TEST(ReplayTest, Hotspot20FirstRoundIsNearTheBestSplit) { ExpectGoodFirstRound("hotspot20"); }
 

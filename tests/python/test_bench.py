@@ -449,6 +449,18 @@ def test_counted_phases_run_to_their_end_unless_a_duration_is_given(extra, durat
     assert run_flags(args, 64 << 20).get("duration") == duration
 
 
+@pytest.mark.parametrize("extra, memory, reserve", [
+    ([], 64 << 20, (32 << 20) + (8 << 20)),     # 32 MiB + M/8
+    ([], 512 << 20, 96 << 20),
+    (["--reserve", "40MiB"], 512 << 20, 40 << 20),  # given: kept
+])
+def test_the_kernel_budgets_reserve_grows_with_m_unless_given(extra, memory, reserve):
+    from symbiosis.bench_cli import run_flags
+    from symbiosis.cli import build_parser
+    args = build_parser().parse_args(["bench", "leveldb", *extra])
+    assert run_flags(args, memory)["reserve"] == str(reserve)
+
+
 @pytest.fixture
 def full_disk(tmp_path):
     """A 4 MiB tmpfs, which a benchmark DB fills."""

@@ -109,6 +109,7 @@ TEST_F(RocksDbTest, TheControllerSeesPlacedAccessesAndSplitsTheBudget) {
   options.budget.controller.warmup_check_accesses = 5'000;
   options.budget.controller.candidate_warmup_accesses = 2'000;
   options.budget.controller.candidate_accesses = 5'000;
+  options.budget.controller.parallel_measure_accesses = 20'000;
   options.budget.controller.min_samples = 100;
   std::unique_ptr<Db> db;
   ASSERT_TRUE(Open(options, path, &db).ok());

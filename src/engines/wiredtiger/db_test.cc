@@ -263,6 +263,7 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   o.controller.max_round_warmup_accesses = 8'000;
   o.controller.warmup_check_accesses = 2'000;
   o.controller.candidate_accesses = 2'000;
+  o.controller.parallel_measure_accesses = 8'000;
   o.controller.candidate_warmup_accesses = 1'000;
   o.controller.min_samples = 100;
   o.controller.settle_accesses = 4'000;
