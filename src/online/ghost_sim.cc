@@ -123,11 +123,15 @@ void GhostSim::SetStage(size_t stage, bool measuring) {
 // out of the page cache's room; the offset measured at the current M_a
 // already holds the current cost. A shrink is not credited: a fragmented
 // heap does not give memory back at once.
-double GhostSim::KernelRoomBytes(size_t stage) const {
+double GhostSim::RoomBytes(size_t stage, double growth_share) const {
   const uint64_t ma_bytes = candidates_[stage];
   const double growth = ma_bytes > current_bytes_ ? static_cast<double>(ma_bytes - current_bytes_) : 0;
   return static_cast<double>(options_.memory_bytes) - static_cast<double>(ma_bytes) +
-         static_cast<double>(kernel_offset_) - options_.app_cache_overhead * growth;
+         static_cast<double>(kernel_offset_) - growth_share * growth;
+}
+
+double GhostSim::KernelRoomBytes(size_t stage) const {
+  return RoomBytes(stage, options_.app_cache_overhead);
 }
 
 // The memory cgroup's room at a candidate: what the page cache would have
@@ -138,11 +142,7 @@ double GhostSim::KernelRoomBytes(size_t stage) const {
 // (docs/decisions/budget-room.md).
 int64_t GhostSim::BudgetRoomBytes(size_t stage) const {
   if (!offset_measured_) return INT64_MAX;
-  const uint64_t ma_bytes = candidates_[stage];
-  const double growth = ma_bytes > current_bytes_ ? static_cast<double>(ma_bytes - current_bytes_) : 0;
-  return static_cast<int64_t>(std::floor(
-      static_cast<double>(options_.memory_bytes) - static_cast<double>(ma_bytes) +
-      static_cast<double>(kernel_offset_) - options_.heap_growth_share * growth));
+  return static_cast<int64_t>(std::floor(RoomBytes(stage, options_.heap_growth_share)));
 }
 
 uint64_t GhostSim::ScaledKernelBytes(size_t stage) const {

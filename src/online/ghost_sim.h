@@ -188,8 +188,10 @@ class GhostSim final : public RoundSimulator {
   // kernel_offset_, less the overhead of M_a's growth past the current
   // M_a; at least 0.
   uint64_t ScaledKernelBytes(size_t stage) const;
-  // Unscaled: the room of the cache below at candidate `stage`; may be
-  // negative.
+  // Unscaled: M - M_a + kernel_offset_ at candidate `stage`, less
+  // `growth_share` of M_a's growth past the current M_a; may be negative.
+  double RoomBytes(size_t stage, double growth_share) const;
+  // RoomBytes with the model's app_cache_overhead: the cache below's room.
   double KernelRoomBytes(size_t stage) const;
   // CandidateCounts::budget_room_bytes of candidate `stage`.
   int64_t BudgetRoomBytes(size_t stage) const;
