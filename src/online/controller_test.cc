@@ -59,6 +59,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.trial_min_seconds = -1;
   ExpectRejected(c, "trial_min_seconds");
   c = Budget(m);
+  c.parallel_measure_accesses = 0;
+  ExpectRejected(c, "parallel_measure_accesses");
+  c = Budget(m);
   c.sample_rate = 0;
   ExpectRejected(c, "sample_rate");
   c = Budget(m);
