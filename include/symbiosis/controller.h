@@ -61,8 +61,11 @@
 //             caches settle and compared with the old one's measure; if it
 //             is slower by more than the trial gain, the old split is
 //             measured again in between (new, old, new) and the move is
-//             undone if the old one is the trial gain faster. The model
-//             chooses where to look; measurements decide what stays.
+//             undone if the old one is the trial gain faster. A move
+//             verified the trial gain faster is followed by a trial of
+//             the end of its direction (the largest candidate after a
+//             grow, the smallest after a shrink). The model chooses
+//             where to look; measurements decide what stays.
 //   Settling  after a resize, waits for the caches to fill before the next
 //             reference is taken.
 //
@@ -238,6 +241,15 @@ struct ControllerConfig {
   // again until Stable sees the workload change. Needs the process's
   // scheduler times, as trials do (docs/decisions/verified-moves.md).
   bool verify_moves = true;
+  // A verified move that measured at least trial_gain faster than the
+  // split it replaced shows the model right about the direction; how far
+  // to go is what it gets wrong most (where a cliff lies, how much memory
+  // the engine keeps beside its cache). So the end of that direction, the
+  // largest candidate after a grow or the smallest after a shrink (valid,
+  // not undone, not overcommitting), is tried against the verified split
+  // as a trial is, and stays only if it measures trial_gain faster
+  // (docs/decisions/direction-end-trial.md). Needs verify_moves.
+  bool try_direction_end = true;
   // Candidates scoring within read_tie_margin of the best and predicting
   // at most half its device reads tie with it, and the one predicting the
   // fewest (in steps of 0.005 per access, then by score) wins: near a

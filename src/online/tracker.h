@@ -194,6 +194,10 @@ class Tracker {
   // turn; none when the first measure passed, or the old split measured
   // trusted_gain faster at once.
   void EndVerification(const std::optional<TrialMeasure>& again);
+  // After the verified move `v`: starts the trial of its direction's end
+  // (ControllerConfig::try_direction_end) and returns true, or returns
+  // false if there is none to try.
+  bool TryDirectionEnd(const VerificationStats& v);
   // Busy thread time of the windows summed in `sum`, as a measure.
   std::optional<TrialMeasure> MeasureOf(const EventTotals& sum, uint64_t at) const;
   // Whether `c` is a split a verification undid (rejected_ma_).
