@@ -81,3 +81,35 @@ def test_the_held_out_suite_draws_the_same_cells_from_a_seed_and_never_redraws(t
     report = subprocess.run([sys.executable, script, "report", str(first)], capture_output=True,
                             text=True, check=True)
     assert "0 run, 0 failed, 30 not run" in report.stdout
+
+
+def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_path):
+    import json
+    script = str(REPO / "bench" / "heldout.py")
+    folder = tmp_path / "draw"
+    subprocess.run([sys.executable, script, "draw", "--seed", "7", "--cells", "30", str(folder)],
+                   check=True, capture_output=True)
+    cells = json.loads((folder / "cells.json").read_text())["cells"]
+
+    # The fields of `symbiosis bench --json` the report reads, for two cells.
+    def result(vs_better, after_stable, pairs_after_stable):
+        run = {"symbiosis": {"final_ma_bytes": 64 << 20}}
+        return {"verdicts": [{"vs_better_baseline": vs_better, "vs_worse_baseline": 1.5,
+                              "symbiosis_ops": 1000.0, "vs_oracle_after_stable": after_stable,
+                              "pairs_after_stable": pairs_after_stable}],
+                "cells": [{"pairs": [{"static": "static-default", "ratio": 1.5, "runs": [run, run]},
+                                     {"static": "static-max", "ratio": vs_better,
+                                      "runs": [run, run]}]}]}
+    (folder / f"{cells[0]['id']}.json").write_text(json.dumps(result(0.90, 0.97, 2)))
+    (folder / f"{cells[1]['id']}.json").write_text(json.dumps(result(0.99, 0.99, 0)))
+    (folder / f"{cells[2]['id']}.failed").write_text("error: the engine failed\n")
+    report = subprocess.run([sys.executable, script, "report", str(folder)], capture_output=True,
+                            text=True, check=True).stdout
+    assert "2 run, 1 failed, 27 not run" in report, report
+    assert "| **0.900** | static-max | 1.50 | 64 | 0.970 (2/4) |" in report, report
+    assert "| 0.990 | static-max | 1.50 | 64 | - |" in report, report
+    assert "failed: error: the engine failed |" in report and "| not run | |" in report, report
+    assert ">= 0.95x the better baseline in 1/2 cells (50%" in report, report
+    assert "after Stable, in the 1 cells where a pair reached it" in report, report
+    assert ">= 0.95x in 1/1, >= 0.90x in 1/1" in report, report
+    assert (folder / "report.png").exists()
