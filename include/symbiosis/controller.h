@@ -37,7 +37,9 @@
 //             a row by default) and restarted, with a reset only if L_e
 //             rose above the Stable reference from before the round;
 //             after several abandoned rounds in a row the Controller
-//             stops simulating for a while (churn).
+//             stops simulating for a while (churn), and so it does after
+//             several rounds in a row that could not judge (the model
+//             off, too few samples).
 //   Trying    after a round that kept M_a, the candidates the model cannot
 //             rule out (their scores within the trial band) run for real,
 //             fewest predicted device reads first, at most max_trials: the
@@ -194,6 +196,12 @@ struct ControllerConfig {
   // until the device reads stop falling (at least two, at most twenty).
   uint64_t settle_accesses = 300'000;
   uint32_t max_abandoned_rounds = 3;   // in a row, then back off
+  // Rounds in a row whose predictions could not be used (the model off
+  // for the workload, too few samples), then back off as after churn: a
+  // workload the model cannot judge stays so, and each round costs its
+  // sampling (LevelDB with 30% overwrites ran five such rounds in 60 s at
+  // the split static-default ran, 0.948x it: bench/heldout.md).
+  uint32_t max_unjudged_rounds = 3;
   uint64_t churn_backoff_accesses = 10'000'000;
   // Re-simulate after this many Stable accesses even without a change;
   // 0: never.

@@ -122,6 +122,7 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.parallel_measure_accesses > 0, "parallel_measure_accesses must be > 0 (default 240000)");
   Require(c.resize_step_accesses > 0, "resize_step_accesses must be > 0 (default 10000)");
   Require(c.max_abandoned_rounds > 0, "max_abandoned_rounds must be at least 1 (default 3)");
+  Require(c.max_unjudged_rounds > 0, "max_unjudged_rounds must be at least 1 (default 3)");
   Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
   Require(c.app_cache_k <= 1024, "app_cache_k must be 0 (LRU) or a K-LRU sample size up to "
                                  "1024, e.g. 5 as Redis");

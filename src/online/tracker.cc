@@ -756,6 +756,15 @@ void Tracker::FinishRound() {
                             Score(scored), 100 * settings_.read_tie_margin);
   }
   abandoned_in_row_ = 0;
+  const bool unjudged = !current.valid || round_.reason.rfind("the model is off", 0) == 0;
+  unjudged_in_row_ = unjudged ? unjudged_in_row_ + 1 : 0;
+  if (unjudged_in_row_ >= config_.max_unjudged_rounds) {
+    unjudged_in_row_ = 0;
+    no_round_until_ = now_ + config_.churn_backoff_accesses;
+    round_.reason += Format("; %.0f rounds in a row could not judge, no round for %.0f accesses",
+                            static_cast<double>(config_.max_unjudged_rounds),
+                            static_cast<double>(config_.churn_backoff_accesses));
+  }
   const bool stays = round_.decision != "adopted";
   const std::optional<TrialMeasure> round_measure =
       MeasureOf(round_busy_, round_busy_from_ + (now_ - round_busy_from_) / 2);

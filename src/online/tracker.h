@@ -289,6 +289,7 @@ class Tracker {
   std::vector<uint64_t> stage_accesses_;  // accesses each stage measured
   std::optional<Measurement> current_measured_;
   uint32_t abandoned_in_row_ = 0;
+  uint32_t unjudged_in_row_ = 0;  // rounds that could not use their predictions
 
   // Trying: windows that begin at or after trial_measure_from_ count.
   TrialPhase trial_phase_ = TrialPhase::kBefore;

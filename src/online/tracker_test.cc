@@ -404,6 +404,38 @@ TEST(TrackerTest, RejectsEverythingWhenTheModelDisagreesWithTheEngine) {
   EXPECT_EQ(h.tracker->target_app_bytes(), 8 * kMiB);
 }
 
+// Rounds that cannot judge (here the model is off, as above) cost their
+// sampling and decide nothing: after max_unjudged_rounds of them in a row
+// no round starts for churn_backoff_accesses.
+TEST(TrackerTest, BacksOffAfterRoundsInARowThatCouldNotJudge) {
+  ControllerConfig c = SmallConfig();
+  c.resimulate_accesses = 20'000;  // a round after each 20K stable accesses
+  c.max_unjudged_rounds = 2;
+  c.churn_backoff_accesses = 100'000;
+  Harness h(c);
+  h.sim.app_miss[8] = 0.1;
+  h.Start();
+  for (uint64_t n = 0; n < 200'000 && h.sim.begins < 2; n += Harness::kChunk) {
+    h.Run(Harness::kChunk, 0.8, 1.0);
+  }
+  h.RunRound(0.8, 1.0);
+  ControllerStats s = h.tracker->Stats();
+  ASSERT_EQ(s.rounds.size(), 2u);
+  for (const RoundStats& r : s.rounds) {
+    EXPECT_NE(r.reason.find("the model is off"), std::string::npos) << r.reason;
+  }
+  EXPECT_EQ(s.rounds[0].reason.find("could not judge"), std::string::npos) << s.rounds[0].reason;
+  EXPECT_NE(s.rounds[1].reason.find("2 rounds in a row could not judge, no round for 100000"),
+            std::string::npos)
+      << s.rounds[1].reason;
+  const uint64_t backoff_from = s.rounds[1].end_access;
+  h.Run(80'000, 0.8, 1.0);  // re-simulation due, but backing off
+  EXPECT_EQ(h.sim.begins, 2);
+  h.Run(50'000, 0.8, 1.0);  // past the back-off
+  EXPECT_EQ(h.sim.begins, 3);
+  EXPECT_GE(h.tracker->Stats().rounds.back().start_access, backoff_from + 100'000);
+}
+
 TEST(TrackerTest, ExtendsShortStagesAndRejectsWithoutEnoughSamples) {
   ControllerConfig c = SmallConfig();
   c.min_samples = 10'000;  // more than a stage and its extensions hold
