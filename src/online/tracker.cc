@@ -710,13 +710,16 @@ void Tracker::FinishRound() {
   const CandidateStats& winner = round_.candidates[best];
   const std::string score = cpu_load_measured_ ? "A" : "L_e";
   std::vector<uint64_t> trials;
+  const bool model_off = std::fabs(round_.simulated_latency - round_.measured_latency) >
+                         config_.model_tolerance * std::max(round_.measured_latency, floor);
+  // No prediction can be used (max_unjudged_rounds).
+  const bool unjudged = !current.valid || model_off;
   if (!current.valid) {
     round_.reason = Format("too few sampled accesses for the current M_a (%.0f < %.0f): "
                            "too little of the workload falls in the sample",
                            static_cast<double>(current.samples),
                            static_cast<double>(config_.min_samples));
-  } else if (std::fabs(round_.simulated_latency - round_.measured_latency) >
-             config_.model_tolerance * std::max(round_.measured_latency, floor)) {
+  } else if (model_off) {
     round_.reason = Format("the model is off for this workload: it predicts L_e %.3g for the "
                            "current M_a, the engine measured %.3g",
                            round_.simulated_latency, round_.measured_latency);
@@ -756,7 +759,6 @@ void Tracker::FinishRound() {
                             Score(scored), 100 * settings_.read_tie_margin);
   }
   abandoned_in_row_ = 0;
-  const bool unjudged = !current.valid || round_.reason.rfind("the model is off", 0) == 0;
   unjudged_in_row_ = unjudged ? unjudged_in_row_ + 1 : 0;
   if (unjudged_in_row_ >= config_.max_unjudged_rounds) {
     unjudged_in_row_ = 0;
@@ -1176,13 +1178,8 @@ bool Tracker::TryDirectionEnd(const VerificationStats& v) {
   if (!end) return false;
   round.reason += "; the direction's end, M_a " + MiB(*end) + ", is tried";
   pre_round_ma_ = target_;  // what the trial's outcome is measured against
-  state_ = ControllerState::kTrying;
-  trial_from_ = target_;
-  trial_queue_ = {*end};
-  trial_next_ = 0;
-  trial_measures_.clear();
+  StartTrial({*end});
   trial_before_taken_ = true;  // trial_before_: the verified split's measure
-  RestartTrialMeasure();
   MoveToNextTrial();
   return true;
 }
