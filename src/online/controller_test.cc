@@ -62,6 +62,9 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.parallel_measure_accesses = 0;
   ExpectRejected(c, "parallel_measure_accesses");
   c = Budget(m);
+  c.max_unjudged_rounds = 0;
+  ExpectRejected(c, "max_unjudged_rounds");
+  c = Budget(m);
   c.sample_rate = 0;
   ExpectRejected(c, "sample_rate");
   c = Budget(m);
