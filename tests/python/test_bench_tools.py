@@ -91,9 +91,17 @@ def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_
                    check=True, capture_output=True)
     cells = json.loads((folder / "cells.json").read_text())["cells"]
 
-    # The fields of `symbiosis bench --json` the report reads, for two cells.
+    # A 120-s run's 2-s intervals, warm from 20 s: `early` ops/s through
+    # 60 s, then `late`.
+    def timeline(early, late):
+        return [{"type": "interval", "t": t, "ops": 2 * (early if t <= 60 else late),
+                 "warm": t > 20} for t in range(2, 121, 2)]
+
+    # The fields of `symbiosis bench --json` the report reads, for two cells;
+    # in the first, Symbiosis runs at 0.8x the static runs for a minute.
     def result(vs_better, after_stable, pairs_after_stable):
-        run = {"symbiosis": {"final_ma_bytes": 64 << 20}}
+        run = {"symbiosis": {"final_ma_bytes": 64 << 20, "timeline": timeline(800, 1000)},
+               "static": {"timeline": timeline(1000, 1000)}}
         return {"verdicts": [{"vs_better_baseline": vs_better, "vs_worse_baseline": 1.5,
                               "symbiosis_ops": 1000.0, "vs_oracle_after_stable": after_stable,
                               "pairs_after_stable": pairs_after_stable}],
@@ -101,15 +109,20 @@ def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_
                                      {"static": "static-max", "ratio": vs_better,
                                       "runs": [run, run]}]}]}
     (folder / f"{cells[0]['id']}.json").write_text(json.dumps(result(0.90, 0.97, 2)))
-    (folder / f"{cells[1]['id']}.json").write_text(json.dumps(result(0.99, 0.99, 0)))
+    second = result(0.99, 0.99, 0)
+    for pair in second["cells"][0]["pairs"]:
+        pair["runs"] = [{"symbiosis": {"final_ma_bytes": 64 << 20}}] * 2  # no timeline
+    (folder / f"{cells[1]['id']}.json").write_text(json.dumps(second))
     (folder / f"{cells[2]['id']}.failed").write_text("error: the engine failed\n")
     report = subprocess.run([sys.executable, script, "report", str(folder)], capture_output=True,
                             text=True, check=True).stdout
     assert "2 run, 1 failed, 27 not run" in report, report
-    assert "| **0.900** | static-max | 1.50 | 64 | 0.970 (2/4) |" in report, report
-    assert "| 0.990 | static-max | 1.50 | 64 | - |" in report, report
+    assert "| **0.900** | static-max | 1.50 | 64 | 0.970 (2/4) | 0.800 |" in report, report
+    assert "| 0.990 | static-max | 1.50 | 64 | - | - |" in report, report
     assert "failed: error: the engine failed |" in report and "| not run | |" in report, report
     assert ">= 0.95x the better baseline in 1/2 cells (50%" in report, report
     assert "after Stable, in the 1 cells where a pair reached it" in report, report
     assert ">= 0.95x in 1/1, >= 0.90x in 1/1" in report, report
+    assert "in the first 60 s (warm-up included" in report, report
+    assert ">= 0.95x in 0/1, >= 0.90x in 0/1" in report, report
     assert (folder / "report.png").exists()
