@@ -402,11 +402,14 @@ struct CandidateStats {
 
 // A trial: the candidate, and the busy thread time per access (us) at the
 // M_a the round kept, interpolated to the candidate's measure between its
-// measures before and after the trials, and at the candidate's.
+// measures before and after the trials, and at the candidate's; the same
+// of the wall time per access (us, the inverse of the throughput).
 struct TrialStats {
   uint64_t ma_bytes = 0;
   double before = 0;
   double after = 0;
+  double before_wall_us = 0;
+  double after_wall_us = 0;
   bool kept = false;
 };
 
@@ -415,13 +418,16 @@ struct TrialStats {
 // at the one it moved to. `interleaved`: the first comparison showed the
 // new split slower, and both were measured again in turn (new, old, new);
 // then `from_us` is the old split's measure and `to_us` the new one's at
-// its time. `undone`: M_a went back to the old split.
+// its time. `undone`: M_a went back to the old split. `from_wall_us` and
+// `to_wall_us`: the same of the wall time per access.
 struct VerificationStats {
   bool checked = false;
   uint64_t from_ma_bytes = 0;
   uint64_t to_ma_bytes = 0;
   double from_us = 0;
   double to_us = 0;
+  double from_wall_us = 0;
+  double to_wall_us = 0;
   bool interleaved = false;
   bool undone = false;
 };

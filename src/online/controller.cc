@@ -268,6 +268,8 @@ std::string ToJson(const ControllerStats& s) {
       j += i ? ", {" : "{";
       j += "\"ma_bytes\": " + std::to_string(t.ma_bytes) +
            ", \"before\": " + JsonNumber(t.before) + ", \"after\": " + JsonNumber(t.after) +
+           ", \"before_wall_us\": " + JsonNumber(t.before_wall_us) +
+           ", \"after_wall_us\": " + JsonNumber(t.after_wall_us) +
            ", \"kept\": " + JsonBool(t.kept) + "}";
     }
     j += "]";
@@ -277,6 +279,8 @@ std::string ToJson(const ControllerStats& s) {
                          ", \"to_ma_bytes\": " + std::to_string(v.to_ma_bytes) +
                          ", \"from_us\": " + JsonNumber(v.from_us) +
                          ", \"to_us\": " + JsonNumber(v.to_us) +
+                         ", \"from_wall_us\": " + JsonNumber(v.from_wall_us) +
+                         ", \"to_wall_us\": " + JsonNumber(v.to_wall_us) +
                          ", \"interleaved\": " + JsonBool(v.interleaved) +
                          ", \"undone\": " + JsonBool(v.undone) + "}"
                    : std::string("null");

@@ -128,13 +128,18 @@ class Tracker {
     Measurement DividedBy(double n) const { return {hit_app / n, hit_kernel / n, stores / n}; }
   };
 
-  // A trial's measure: busy thread us per access, its middle access, and
-  // the hit ratios.
+  // A trial's measure: busy thread us per access, wall us per access (the
+  // inverse of the throughput), its middle access, and the hit ratios.
   struct TrialMeasure {
     double busy_us = 0;
+    double wall_us = 0;
     uint64_t at = 0;
     Measurement ratios;
   };
+  // Whether a split measured `wall_us` per access where the one it would
+  // replace measured `than_wall_us`: slower by more than trial_gain
+  // (docs/decisions/trial-metrics.md).
+  bool WallSlower(double wall_us, double than_wall_us) const;
 
   static EventTotals Since(const EventTotals& from, const EventTotals& to);
   static Measurement Measure(const EventTotals& window);
