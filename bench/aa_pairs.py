@@ -2,7 +2,7 @@
 """A/A pairs: `symbiosis bench ... --side-by-side` with the Symbiosis side of
 every pair replaced by the static configuration $AA_CONFIG (default
 static-max), so each pair runs one configuration twice at once, one CPU
-each: how far identical runs read apart (bench/wiredtiger.md section 6).
+each: how far identical runs read apart (docs/decisions/bench-pairs.md).
 The output's "symbiosis" column is that second static run.
 
     AA_CONFIG=static-max .venv/bin/python bench/aa_pairs.py bench wiredtiger \\

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per phase of a dynamic workload run side by side: Symbiosis against each
-baseline, where it ended and how long it took (bench/leveldb.md sections 3
-and 18).
+baseline, where it ended and how long it took (bench/leveldb.md's dynamic
+pairs).
 
     .venv/bin/python bench/dynamic_pairs.py hot20-up.json uniform-up.json ...
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Two LevelDB benchmark runs side by side, one CPU each, swapped every
 # pair: what one configuration (or one build) costs against another when
-# the machine's noise hits both (bench/leveldb.md section 5).
+# the machine's noise hits both (docs/decisions/bench-pairs.md).
 #   usage: bench/leveldb_aa_pairs.sh OUT_DIR [PAIRS]   (as root)
 # Environment (defaults in brackets):
 #   DB         a DB of `symbiosis bench leveldb`      [leveldb-160MiB-v1000-a0.5-s1]

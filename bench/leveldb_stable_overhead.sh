@@ -1,5 +1,5 @@
 #!/bin/bash
-# Stable overhead of Symbiosis in LevelDB (bench/leveldb.md section 4).
+# Stable overhead of Symbiosis in LevelDB (bench/leveldb.md).
 # `leveldb_bench overhead`: one DB opened with Symbiosis; once it is Stable,
 # the 4 readers run in 250 ms slices alternating between Symbiosis reporting
 # every access and Symbiosis suspended (the static configuration's path at

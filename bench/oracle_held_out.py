@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Symbiosis over the oracle, two ways, for side-by-side sweeps run in
-several passes (bench/rocksdb.md section 15).
+several passes (bench/rocksdb.md).
 
     .venv/bin/python bench/oracle_held_out.py s-*.json w-*.json x-*.json
 
@@ -12,7 +12,7 @@ it chose is worse than the best). A pair's repeat is the CPU its static run
 had, since passes run with --repeats 1 each start at repeat 0.
 
 Where a cell ran both baselines, also Symbiosis over the better and the
-worse of them (the grid's criteria, bench/leveldb.md sections 12 and 16),
+worse of them (the grid's criteria, bench/leveldb.md),
 the M_a at which its runs ended, and a last line that counts the cells at
 >= 0.95x and gives the gain over the worse baseline as a geometric mean
 (one cell of 4x does not dominate it as it does an arithmetic one).
@@ -25,8 +25,8 @@ stable_pair_ratio, whose ratio `symbiosis bench --side-by-side` prints too).
 
 With --per-size, a Markdown table instead: per cell and static run's CPU,
 each static size's ratio (the geometric mean of its pairs there), and how
-often each Symbiosis run ended at each M_a (bench/rocksdb.md sections
-16-18 show such tables).
+often each Symbiosis run ended at each M_a (bench/rocksdb.md shows such
+tables).
 """
 import argparse
 import json

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Replays read_tie_margin over recorded rounds: in how many the winner and
-the decision would change (bench/rocksdb.md section 17).
+the decision would change (docs/decisions/read-tie-margin.md).
 
     .venv/bin/python bench/tie_replay.py --margin 0.03 s-*.json w-*.json
 
@@ -8,8 +8,9 @@ Reads `symbiosis bench ... --json` files (side by side or not) and applies
 the Tracker's rules to each round's candidates: the best score; within the
 margin and at most --read-share of the best's predicted device reads, the
 fewest in steps of 0.005 per access, then the score (--read-share 1: the
-rule of section 17, any reads); a gain under 10% keeps M_a, under 20% is tried, else
-adopted (the defaults of gain_threshold and trusted_gain).
+rule before the half-the-reads share, any reads); a gain under 10% keeps
+M_a, under 20% is tried, else adopted (the defaults of gain_threshold and
+trusted_gain).
 """
 import argparse
 import collections

@@ -35,7 +35,7 @@ constexpr const char* kTableConfig =
 // every 25 s) a run sat at 1-2 workers or at 6-8 as the tuner drew, which
 // moved H_a at one cache_size by up to 5 points (0.600 or 0.647 in uniform
 // 0.8 at M) and decided a side-by-side pair more than its split did
-// (bench/wiredtiger.md section 19).
+// (docs/decisions/engine-constants.md).
 constexpr const char* kEvictionConfig = "eviction=(threads_min=4,threads_max=4)";
 
 std::string WtError(const std::string& what, int error) {

@@ -132,31 +132,30 @@ struct ControllerConfig {
   // reads per access moved by more than this. Unset: the engine's choice,
   // on in LevelDB (where every read hit the page cache, C_k was 120 us and
   // the share of C_a + C_k hid H_a going from 0.20 to 0.38, a layout 1.6x
-  // faster: bench/leveldb.md section 20) and in WiredTiger (with the
-  // floor below on H_a), off in RocksDB.
+  // faster) and in WiredTiger (with the floors below), off in RocksDB
+  // (docs/decisions/change-floor.md).
   double change_floor = 0.01;
   std::optional<bool> change_floor_on_parts;
   // With change_floor_on_parts, the floor on the application miss ratio's
   // part. Unset: change_floor, or the engine's choice: 0.10 in WiredTiger,
   // whose H_a swings by 7-10 points between 2-second intervals at one M_a
-  // (a floor of one point reset M_a to M/4 late in two runs of eight,
-  // bench/wiredtiger.md section 9), where a data set that halved moved it
-  // 15-19 points (section 14).
+  // (a floor of one point reset M_a to M/4 late in two runs of seven),
+  // where a data set that halved moved it 15-19 points
+  // (docs/decisions/change-floor.md).
   std::optional<double> app_miss_change_floor;
   // With change_floor_on_parts, the floor on the device reads per access.
   // Unset: change_floor, or the engine's choice: 0.02 in WiredTiger, whose
   // device reads at the page cache's cliff swing between 0.029 and 0.051
   // per access from one 2-second interval to the next under glibc's heap
-  // (a floor of 0.01 reset M_a to M/4 at M: bench/wiredtiger.md sections
-  // 17-18).
+  // (a floor of 0.01 reset M_a to M/4 at M; docs/decisions/change-floor.md).
   std::optional<double> device_read_change_floor;
   // In Stable, the reference is the mean of change_base_windows windows
   // after the caches warmed, and change_confirm_windows windows in a row
   // must differ from it: at a page-cache cliff one window's L_e swings by
-  // a third (bench/wiredtiger.md section 2), and a single window against
-  // the best one sent M_a back to the floor on noise. A round is
-  // abandoned only after change_confirm_windows windows in a row above
-  // its lowest one, likewise. Both >= 1.
+  // a third, and a single window against the best one sent M_a back to
+  // the floor on noise. A round is abandoned only after
+  // change_confirm_windows windows in a row above its lowest one,
+  // likewise (docs/decisions/change-detection.md). Both >= 1.
   uint32_t change_base_windows = 3;
   uint32_t change_confirm_windows = 2;
   // The guard: predictions are used only if the simulated current
@@ -219,23 +218,24 @@ struct ControllerConfig {
   // predicting at least trial_gain goes first. In LevelDB's hotspot20
   // cell at M/D_u 0.4 the layout without a
   // block cache scored 13-19% above the current 8 MiB and ran 2.2x faster
-  // (bench/leveldb.md section 8).
+  // (docs/decisions/trial-band.md).
   double trial_band = 0.2;
   double trial_gain = 0.05;
   uint32_t trial_windows = 3;
   // And at least this long: a measure of trial_windows windows lasts
   // 1.5 s where LevelDB serves 200K operations per second, too short to
-  // tell apart layouts 5-10% apart on a shared machine (bench/leveldb.md
-  // section 14: uniform at 0.8 kept 32 MiB over 0 MiB on such margins).
+  // tell apart layouts 5-10% apart on a shared machine (LevelDB's uniform
+  // at 0.8 kept 32 MiB over 0 MiB on such margins;
+  // docs/decisions/trial-measure.md).
   double trial_min_seconds = 5;
   uint32_t max_trials = 2;
   // A winner predicting less than trusted_gain is not adopted on the
   // model's word: it is tried first, beside the band's candidates, and
   // stays only if it measures faster as they must. In RocksDB's hotspot20
   // cell at 0.6, M_a = M predicted 12% and 17% and ran 0.59-0.80x the
-  // 8 MiB it replaced (bench/rocksdb.md section 2); in LevelDB's uniform
-  // at 0.8, 32 MiB predicted 10% where no block cache ran 1.05-1.09x
-  // faster (bench/leveldb.md section 13). At most gain_threshold: every
+  // 8 MiB it replaced; in LevelDB's uniform at 0.8, 32 MiB predicted 10%
+  // where no block cache ran 1.05-1.09x faster
+  // (docs/decisions/trusted-gain.md). At most gain_threshold: every
   // adoption on the model alone.
   double trusted_gain = 0.2;
   // Every move a round makes is judged by measurement (Verifying): where
@@ -268,11 +268,11 @@ struct ControllerConfig {
   // hotspot30 at M/D_u 0.8, 21 of 24 first rounds ranked 40 MiB best with
   // 32 within 0.2-2%, 40 predicting 0.009-0.011 reads per access where 32
   // predicted 0.0003: RocksDB measured H_k 0.95 at 40 against the model's
-  // 0.968, and 32 ran 5-10% faster than 40 (bench/rocksdb.md sections 16
-  // and 17). In WiredTiger's hotspot20 at 0.4, 52 MiB ranked 3.2-5.7%
-  // ahead of 46 (0.014-0.019 reads per access against none) and ran
-  // 15-30% slower, its CPU per access outside the reads 3.5 us higher (the
-  // cgroup is full there: likely reclaim; bench/wiredtiger.md section 14).
+  // 0.968, and 32 ran 5-10% faster than 40. In WiredTiger's hotspot20 at
+  // 0.4, 52 MiB ranked 3.2-5.7% ahead of 46 (0.014-0.019 reads per access
+  // against none) and ran 15-30% slower, its CPU per access outside the
+  // reads 3.5 us higher (the cgroup is full there: likely reclaim;
+  // docs/decisions/read-tie-margin.md).
   std::optional<double> read_tie_margin;
 
   // --- Resizing ---
@@ -292,13 +292,14 @@ struct ControllerConfig {
   // hotspot10 at M/D_u 0.8 with 8 MiB of block cache, RocksDB hit H_a 0.85
   // and H_k 1.00; the LRU ghosts predicted 0.73 and 0.94 and the guard
   // stopped every round; this model predicts 0.86 and 1.00
-  // (bench/rocksdb.md section 8). REQUIRES second_tier_owned and
+  // (docs/decisions/rocksdb-tier-model.md). REQUIRES second_tier_owned and
   // app_cache_k 0; kernel_model does not apply.
   bool rocksdb_cache_model = false;
   // With rocksdb_cache_model: each cache's num_shard_bits as the engine
   // created it, which the model copies. Near the edge of fitting, the
   // compressed cache's 64 shards sent 0.3-1.9% of the block-cache misses
-  // to the device where one shard sent none (bench/rocksdb.md section 9).
+  // to the device where one shard sent none
+  // (docs/decisions/rocksdb-tier-model.md).
   int rocksdb_block_cache_shard_bits = 0;
   int rocksdb_secondary_cache_shard_bits = 0;
   // And what each cache charges an entry beyond its block (RocksDB's
@@ -509,7 +510,7 @@ std::string ToJson(const ControllerStats& stats);
 // and the two schedstat reads around a sampled device read (1.1 us each)
 // were most of what Symbiosis cost in Stable: LevelDB with no block cache
 // ran 2.9% slower than its static path with them, 0.7-1.35% with eight
-// times fewer (bench/leveldb.md section 4).
+// times fewer (docs/decisions/miss-cost-timing.md).
 constexpr uint32_t kStableSchedSampleSlowdown = 8;
 
 class Controller {

@@ -5,7 +5,7 @@
 // reads. Where the page cache holds every table at the start (a data set
 // smaller than the budget), none happens, and the first round ranks with
 // the static costs: LevelDB's on the paper's flash (16 us), where a device
-// read here costs WiredTiger 135-520 us (bench/wiredtiger.md section 4).
+// read here costs WiredTiger 135-520 us (docs/decisions/engine-constants.md).
 // A few reads of the file with O_DIRECT, which
 // bypasses the page cache and so neither uses nor changes it, give the
 // device's latency and the CPU a read costs the reading thread.

@@ -84,7 +84,8 @@ struct Options {
   // growth, to 40 MiB by 0.25-0.35, in the 0.8 cells of bench/leveldb.md's
   // grid (0.10 median over all cells; per-block allocations and free heap
   // not yet trimmed). The cliff is costly and a step below it cheap, so
-  // the fraction is taken from the cliff's cells.
+  // the fraction is taken from the cliff's cells
+  // (docs/decisions/app-cache-overhead.md).
   double kernel_app_cache_overhead = 0.25;
 
   // Emulated budget only.

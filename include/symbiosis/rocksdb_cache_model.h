@@ -3,7 +3,8 @@
 // of compressed ones, simulated entry by entry, so that a ghost can tell
 // what each tier would hit at a given split of the memory.
 //
-// No LRU stack predicts these two tiers (bench/rocksdb.md section 8):
+// No LRU stack predicts these two tiers
+// (docs/decisions/rocksdb-tier-model.md):
 //  - Each cache inserts at its midpoint. The top high_pri_pool_ratio of a
 //    cache holds the entries that were hit since they came in; a new entry
 //    starts below them; the pool's overflow moves down (a segmented LRU).
@@ -24,17 +25,16 @@
 // a block-cache shard's evictions go to the secondary shards that share
 // its low bits). The shard counts are fixed when the caches are created;
 // near the edge of fitting, the fuller shards miss where one cache would
-// not (bench/rocksdb.md section 9). The model's hash is its own, not
-// RocksDB's of the engine's cache key: shard loads match in distribution,
-// not block by block. Blocks are keyed by Block::key() and charged
-// disk_size in the secondary (the table's compression stands for the
-// secondary's). In the primary a block the secondary serves is charged
-// mem_size, its contents (7.8's create callback charges the size it is
-// given), but one read from the device its memory usage (the allocation's
-// usable size and the Block object): read_charge_overhead more. With no
-// second tier every block comes from the device, so a block cache of M
-// holds fewer blocks than the contents' sizes say: 2.2% fewer of 4 KiB
-// (bench/rocksdb.md section 23).
+// not. The model's hash is its own, not RocksDB's of the engine's cache
+// key: shard loads match in distribution, not block by block. Blocks are
+// keyed by Block::key() and charged disk_size in the secondary (the
+// table's compression stands for the secondary's). In the primary a block
+// the secondary serves is charged mem_size, its contents (7.8's create
+// callback charges the size it is given), but one read from the device
+// its memory usage (the allocation's usable size and the Block object):
+// read_charge_overhead more. With no second tier every block comes from
+// the device, so a block cache of M holds fewer blocks than the contents'
+// sizes say: 2.2% fewer of 4 KiB.
 //
 // Not thread-safe.
 

@@ -88,7 +88,7 @@ struct Options {
   // the largest table (device_read_cost.h) instead of controller.costs'.
   // Where the page cache holds every table at first, no device read
   // measures them until M_a has grown, and the first round would rank by
-  // static costs (bench/wiredtiger.md section 4).
+  // static costs (docs/decisions/engine-constants.md).
   bool measure_device_read_cost = true;
   // As symbiosis::leveldb::Options::min_sampled_groups, over the data files
   // present at Open.
@@ -104,8 +104,8 @@ struct Options {
   // 80-95% of the cache (its page structures and the allocator take the
   // rest): 0. At -0.15 the kernel ghost gave the page cache 3 MiB too much
   // room beside a 52 MiB cache and the Controller chose the page cache's
-  // cliff (bench/wiredtiger.md section 10); at 0.3 it stopped a step short
-  // of M where M was best (sections 2 and 5).
+  // cliff; at 0.3 it stopped a step short of M where M was best
+  // (docs/decisions/app-cache-overhead.md).
   double kernel_app_cache_overhead = 0;
 };
 
@@ -135,7 +135,8 @@ struct Stats {
   uint64_t engine_pages_read = 0;
   // Eviction workers active now: WiredTiger tunes their count between its
   // eviction=(threads_min, threads_max), and with one or two the cache
-  // holds more than with six (bench/wiredtiger.md section 19).
+  // holds more than with six (the bench fixes four:
+  // docs/decisions/engine-constants.md).
   uint64_t engine_eviction_workers = 0;
   bool suspended = false;      // see Db::Suspend
   ControllerStats controller;  // adaptive only

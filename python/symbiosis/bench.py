@@ -197,7 +197,7 @@ def run_setup(db: str, configs: List[str], driver_args: Dict[str, str], show_pro
 # alone, which exaggerates the ratio). The CPUs are not alike: on the
 # benchmark machine the disk's interrupts all land on CPU 1, and in an
 # I/O-bound cell a run there is 12% slower than the same configuration on
-# CPU 0 beside it (bench/leveldb.md section 6). So each static configuration
+# CPU 0 beside it (docs/decisions/bench-pairs.md). So each static configuration
 # is paired --repeats times (default 2), the two runs swapping CPUs every
 # time, and its ratio is the geometric mean over its pairs: with an even
 # count the CPU's share cancels. Each pair runs on two fresh copies of the
@@ -263,7 +263,7 @@ def run_pairs(pair_copies: PairCopies, configs: List[str], driver_args: Dict[str
 # The budgets compared. Which of the engine's compressed cache and the page
 # cache serves a workload better below the same M is a question of two runs
 # of one configuration, one in each budget; run apart, they compare the
-# machine's moments more than the budgets (bench/rocksdb.md section 3). Run
+# machine's moments more than the budgets (docs/decisions/bench-pairs.md). Run
 # at the same time, as run_pairs runs its pairs: two copies of the DB, one
 # CPU each, the CPUs swapped at every repeat.
 def run_budget_pairs(pair_copies: PairCopies, configs: List[str],
@@ -348,7 +348,7 @@ def format_budget_pairs(cell: dict) -> str:
 
 # The grid asks for steady-state throughput, and a fixed warm-up cannot know
 # when a run gets there: with trials of at least 5 s a round can outlast a
-# 40 s warm-up (bench/leveldb.md section 17), and the measured part then
+# 40 s warm-up (docs/decisions/bench-pairs.md), and the measured part then
 # charges the round's last trials to the steady state. So each pair is also
 # measured after Stable: over the intervals after its Symbiosis run last
 # left Stable, both runs over the same span of time, where at least

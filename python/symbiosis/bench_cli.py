@@ -113,7 +113,7 @@ BENCH_APP_CACHE_OVERHEAD = {"leveldb": 0.25, "rocksdb": 0.25, "wiredtiger": 0.0}
 # WiredTiger's documentation asks for tcmalloc or jemalloc in place of the
 # system's malloc, and MongoDB always ships it with tcmalloc; under glibc a
 # cache that has grown holds memory that its history left behind, which a
-# static run never pays (bench/wiredtiger.md section 20).
+# static run never pays (docs/decisions/allocators.md).
 BENCH_ALLOCATOR = {"leveldb": "system", "rocksdb": "system", "wiredtiger": "jemalloc"}
 ALLOCATOR_HELP = {
     "leveldb": "as RocksDB's own builds link it",
@@ -459,8 +459,9 @@ def compared_budgets(args) -> Optional[Tuple[str, str]]:
 
 # RocksDB's own builds link jemalloc; Debian's use the C library's malloc.
 # Where a hit costs microseconds, where the engine's objects sit in the heap
-# shows in the throughput, and a resize moves them (bench/rocksdb.md
-# section 20). So the allocator is a choice, made for every run alike.
+# shows in the throughput, and a resize moves them
+# (docs/decisions/allocators.md). So the allocator is a choice, made for
+# every run alike.
 def allocator_library(allocator: str) -> Optional[str]:
     """The library to preload for --allocator (system or jemalloc, as the
     parser allows): None for the system's malloc."""

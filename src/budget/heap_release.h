@@ -9,7 +9,7 @@
 // the memory of the blocks that the first 8 MiB and the trials had cached
 // stayed resident: 10.5 MiB of anonymous memory against static-0's 2.3,
 // the page cache 3 MiB smaller, and Symbiosis at 0 MiB 0.73x as fast as
-// static-0 (bench/leveldb.md section 17).
+// static-0 (docs/decisions/allocators.md).
 
 #ifndef SYMBIOSIS_BUDGET_HEAP_RELEASE_H_
 #define SYMBIOSIS_BUDGET_HEAP_RELEASE_H_

@@ -434,7 +434,7 @@ void RocksDbCacheModel::SetCapacities(uint64_t primary_bytes, uint64_t secondary
 // shrink. The blocks the engine never evicted are its hottest; a fast fill
 // stored them below, and the model put H_k at 0 MiB at 0.99-1.00 in
 // zipfian at M/D_u 0.8, where RocksDB measured 0.74-0.80 (outside zipfian
-// within 0.04 in 11 of 12 cells; bench/rocksdb.md section 17).
+// within 0.04 in 11 of 12 cells; docs/decisions/rocksdb-tier-model.md).
 void RocksDbCacheModel::Resettle(uint64_t primary_bytes, uint64_t secondary_bytes) {
   const bool fast_fill = fast_fill_;
   fast_fill_ = primary_bytes > 0;

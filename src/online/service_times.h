@@ -7,7 +7,7 @@
 // itself (a compressed-cache hit of RocksDB: a decompression) takes 1-4 us.
 // With four readers on one CPU, 99% of hits took 1-4 us and one in 5000
 // a millisecond or more; those few lifted the mean to 7-11 us in the
-// grid's zipfian cell at M/D_u 0.8 (bench/rocksdb.md section 7). Timing
+// grid's zipfian cell at M/D_u 0.8 (docs/decisions/miss-cost-timing.md). Timing
 // the hit's own CPU instead needs a system call on each side, and the
 // calls inflate what they measure: a hit after a CPU-clock read took
 // 6.5 us of wall time, 2.5 us without. So every hit is timed by the wall

@@ -21,7 +21,7 @@ TEST(ServiceTimesTest, EmptyHasNoMean) {
 }
 
 // Four readers on one CPU: most hits take 2-3 us, a few were preempted
-// for a time slice of several milliseconds (bench/rocksdb.md section 7).
+// for a time slice of several milliseconds (RocksDB's zipfian at 0.8).
 TEST(ServiceTimesTest, LeavesOutTimesThatWaitedOutTimeSlices) {
   ServiceTimes t;
   t.Add(2000, 600);

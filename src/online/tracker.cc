@@ -70,8 +70,8 @@ double Tracker::Score(const CandidateStats& c) const {
 // access, a change below the floor in both being noise. The two agree
 // where both parts move, but with every read a page-cache hit and device
 // reads measured at 120 us the share took H_a from 0.20 to 0.38 at 8 MiB
-// for noise, a layout 1.6x faster (LevelDB's hotspot20 2M -> M,
-// bench/leveldb.md section 20). At a page-cache cliff the device reads
+// for noise, a layout 1.6x faster (LevelDB's hotspot20 2M -> M;
+// docs/decisions/change-floor.md). At a page-cache cliff the device reads
 // swing by half a point from window to window, and stay noise. Each part
 // may have a floor of its own (app_miss_change_floor,
 // device_read_change_floor): WiredTiger's H_a swings by 7-10 points, and
@@ -267,7 +267,8 @@ std::optional<Tracker::TrialMeasure> Tracker::MeasureOf(const EventTotals& sum,
 // and C_k leave out the time the thread waited runnable for a CPU: CPU
 // contention is not a read's cost (A accounts for it). With four readers
 // on one CPU a 3.6 us page-cache hit measured 6.9 us of wall time: the
-// threads woken by device reads preempt it (bench/leveldb.md section 6).
+// threads woken by device reads preempt it
+// (docs/decisions/miss-cost-timing.md).
 // Without them (RocksDB's compressed-cache hits are timed by the wall
 // clock only), C_a leaves out the hits that were preempted: those waited
 // out other threads' time slices (service_times.h).
@@ -414,16 +415,15 @@ void Tracker::OnStableWindow(const Measurement& m) {
              rose);
 }
 
-// A change that comes during a round or its trials is in neither what
-// they measured nor the reference frozen after them, which follows L_e
-// from the first window after the resize. In LevelDB's hotspot20 the data
-// set shrank from 2M to M while the trials ran; they kept 16 MiB, measured
-// at H_a 0.38, Stable froze its reference at H_a 0.68 and started no
-// round, where M_a = M ran 2x faster (bench/leveldb.md section 19). So
-// the first reference after a round that measured the M_a it left is
-// compared with that measure, and a change beyond the threshold starts a
-// round. Once: that round's own measures are not checked, so caches
-// still warming cannot chain rounds.
+// A change that comes during a round or its trials is in neither what they
+// measured nor the reference frozen after them, which follows L_e from the
+// first window after the resize. In LevelDB's hotspot20 the data set shrank
+// from 2M to M while the trials ran; they kept 16 MiB, measured at H_a 0.38,
+// Stable froze its reference at H_a 0.68 and started no round, where M_a = M
+// ran 2x faster (docs/decisions/change-detection.md). So the first reference
+// after a round that measured the M_a it left is compared with that measure,
+// and a change beyond the threshold starts a round. Once: that round's own
+// measures are not checked, so caches still warming cannot chain rounds.
 bool Tracker::CheckAfterRound() {
   if (!after_round_) return false;
   const Measurement after = *after_round_;
@@ -440,26 +440,25 @@ bool Tracker::CheckAfterRound() {
   return true;
 }
 
-// With no application cache and no device reads every access is a
-// page-cache hit, and L_e cannot tell a working set that shrank to what
-// M_a = M would hold: in LevelDB's hotspot20, 2M -> M, a run that kept
-// 0 MiB ran its second phase at half of static-max's speed (bench/leveldb.md
-// section 19). So at M_a = 0 Stable counts the distinct sampled blocks
-// accessed in stretches of kProbeWindows windows, and a stretch that
-// counts kProbeShrink fewer than the first starts a round. A grown working
-// set needs no probe: it grows the device reads, or leaves M_a = 0 right.
-// The count does not depend on what the caches hold, so the probe runs
-// from the end of a round on, through its trials and the settle: that run
-// had shrunk its working set during the trials, which kept 0 MiB, and a
-// first stretch taken in Stable would have been the shrunk one. An engine
-// whose floor is above 0 (WiredTiger) never needs it.
+// With no application cache and no device reads every access is a page-cache
+// hit, and L_e cannot tell a working set that shrank to what M_a = M would
+// hold: in LevelDB's hotspot20, 2M -> M, a run that kept 0 MiB ran its
+// second phase at half of static-max's speed
+// (docs/decisions/working-set-probe.md). So at M_a = 0 Stable counts the
+// distinct sampled blocks accessed in stretches of kProbeWindows windows,
+// and a stretch that counts kProbeShrink fewer than the first starts a
+// round. A grown working set needs no probe: it grows the device reads, or
+// leaves M_a = 0 right. The count does not depend on what the caches hold,
+// so the probe runs from the end of a round on, through its trials and the
+// settle: that run had shrunk its working set during the trials, which kept
+// 0 MiB, and a first stretch taken in Stable would have been the shrunk one.
+// An engine whose floor is above 0 (WiredTiger) never needs it.
 //
 // Counting costs a hash per access, and a bit of a 4 KiB map per sampled
 // one: in uniform 0.4, where LevelDB serves 440,000 reads per second from
-// the page cache, a probe that counted throughout cost 1.6% (bench/
-// leveldb.md section 20). So it counts one stretch, then rests for
-// kProbeRestWindows windows: the cost falls by the cycle's share, and a
-// shrink is seen at most a cycle later.
+// the page cache, a probe that counted throughout cost 1.6%. So it counts
+// one stretch, then rests for kProbeRestWindows windows: the cost falls by
+// the cycle's share, and a shrink is seen at most a cycle later.
 void Tracker::UpdateProbe(const EventTotals& w) {
   const bool stable = state_ == ControllerState::kStable;
   if (floor_bytes_ != 0 || state_ == ControllerState::kAdapting ||
@@ -511,7 +510,8 @@ void Tracker::StartProbeStretch() {
 // under the round, which makes its predictions stale. One window is not
 // enough, as in Stable: the baseline is the round's lowest window, and at
 // a page-cache cliff the next one read 20% above it, abandoning a round
-// and resetting M_a to the floor for 25 s (bench/wiredtiger.md section 5).
+// and resetting M_a to the floor for 25 s (WiredTiger's zipfian at 0.8;
+// docs/decisions/change-detection.md).
 void Tracker::OnRoundWindow(const Measurement& m) {
   if (phase_ == Phase::kRoundWarmup) return;
   const double latency = Latency(m);
@@ -530,12 +530,12 @@ void Tracker::OnRoundWindow(const Measurement& m) {
                RoseAboveReference(m));
 }
 
-// The reset policy is for a rise of L_e. A round that began on a fall, or
-// a re-simulation, has its lowest window at the dip, and coming back up
-// from it is no rise unless L_e also exceeds the Stable reference from
-// before the round: at a page-cache cliff such returns sent M_a to the
-// floor for 25 s (bench/wiredtiger.md section 5). Without a reference (the
-// first round) a rise is taken as one.
+// The reset policy is for a rise of L_e. A round that began on a fall, or a
+// re-simulation, has its lowest window at the dip, and coming back up from it
+// is no rise unless L_e also exceeds the Stable reference from before the
+// round: at a page-cache cliff such returns sent M_a to the floor for 25 s
+// (docs/decisions/change-detection.md). Without a reference (the first round)
+// a rise is taken as one.
 bool Tracker::RoseAboveReference(const Measurement& m) const {
   if (!reference_) return true;
   return Latency(m) > Latency(*reference_) && Changed(m, *reference_);
@@ -811,8 +811,8 @@ int64_t Tracker::ReadsStep(const CandidateStats& c) {
 // Where every candidate reads about as much, the error is elsewhere: in
 // RocksDB's hotspot10 at M/D_u 0.2, 40 MiB predicted 0.083 reads per
 // access within 3% of 64 MiB's 0.094, measured 0.092 and ran 1.21x
-// slower (bench/rocksdb.md section 18); at 0.8, 32 MiB's 0.0003 against
-// 40's 0.01 was the cliff (section 17).
+// slower; at 0.8, 32 MiB's 0.0003 against 40's 0.01 was the cliff
+// (docs/decisions/read-tie-margin.md).
 size_t Tracker::WinnerOfTie(size_t best) const {
   const double margin = settings_.read_tie_margin;
   if (margin <= 0) return best;
@@ -846,14 +846,14 @@ size_t Tracker::WinnerOfTie(size_t best) const {
 // ends. In LevelDB's uniform cell at 0.6 no block cache ran 1.18x faster
 // than 8 MiB, which the model scored 2% worse; in hotspot10 at 1.0 the
 // whole budget ran 1.18x faster than the 16 MiB a smaller-first order
-// tried and kept (bench/leveldb.md sections 8 and 9). So a tie is tried
+// tried and kept (docs/decisions/trial-band.md). So a tie is tried
 // from its ends inward: the smallest, the largest, the next smallest...
 //
 // `first` goes before them all: the round's winner where it predicts at
 // least the trial gain, whatever its reads. The order by a tie's ends
 // never reached the middle of a wide tie, where the model's best lay: in
 // RocksDB's hotspot10 at M/D_u 0.8 the round ranked 32 MiB best by 8%,
-// the oracle there, and tried 16 and 40 (bench/rocksdb.md section 17).
+// the oracle there, and tried 16 and 40.
 std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current,
                                                std::optional<uint64_t> first) const {
   std::vector<const CandidateStats*> band;
@@ -890,18 +890,19 @@ std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current,
 // around them (interrupts, reclaim, the LRU): in LevelDB's uniform cell at
 // 0.4 a run with no block cache served every read from the page cache at
 // 4.4 us of CPU per access, where the costs measured at 8 MiB predicted
-// 12.4 (bench/leveldb.md section 7). The candidates run in turn and the
-// fastest stays if it gained trial_gain: the first to gain is not always
-// the best (hotspot10 at 1.0, bench/leveldb.md section 9).
+// 12.4. The candidates run in turn and the fastest stays if it gained
+// trial_gain: the first to gain is not always the best (hotspot10 at 1.0;
+// docs/decisions/trial-band.md).
 //
 // The machine does not stand still while they run: a shared host's other
 // tenants change a vCPU's speed by several percent within seconds, and the
 // measures of one trial sequence drifted one way throughout it (LevelDB's
-// zipfian 0.6: 14.0, 15.0, 15.4 us in one run, 15.1, 14.3, 13.6 in the
-// next; side by side the layouts differed by 5 to 16%). So the current M_a
-// is measured again after the candidates, and each candidate is compared
-// with the current M_a's time interpolated to its own: a linear drift
-// cancels, as in an A B A comparison.
+// zipfian 0.6: 14.0, 15.0, 15.4 us in one run, 15.1, 14.3, 13.6 in the next;
+// side by side the layouts differed by 5 to 16%;
+// docs/decisions/trial-measure.md). So the current M_a is measured again
+// after the candidates, and each candidate is compared with the current M_a's
+// time interpolated to its own: a linear drift cancels, as in an A B A
+// comparison.
 // The trials run after a round, without simulating; the workload is
 // assumed steady for their length.
 void Tracker::StartTrial(std::vector<uint64_t> candidates) {
@@ -937,15 +938,15 @@ void Tracker::AdvanceTrial() {
 // After a move the caches fill, and until they have, a trial measures the
 // move instead of the layout. A grown block cache fills from its misses; a
 // regrown compressed cache takes a block only at its second eviction. In
-// RocksDB's hotspot10 at M/D_u 1.0, 2 s after a trial's move from 8 to
-// 56 MiB the block cache was full but the 8 MiB left to the compressed
-// cache served 0.52 of its lookups, 0.88 after 6 s, and the trial measured
-// 56 MiB 8-15% slower than 8; settled as below, 4-9% (bench/rocksdb.md
-// section 19). So the settle runs in blocks of half settle_accesses, at
-// least two (the settle as it was), and goes on while a block's device
-// reads per access fall by more than kTrialFillDrop from the block
-// before. A fill falls fastest first: there the compressed cache's misses
-// fell by 60%, then 33%, in two spans of about a million accesses.
+// RocksDB's hotspot10 at M/D_u 1.0, 2 s after a trial's move from 8 to 56
+// MiB the block cache was full but the 8 MiB left to the compressed cache
+// served 0.52 of its lookups, 0.88 after 6 s, and the trial measured 56 MiB
+// 8-15% slower than 8; settled as below, 4-9%
+// (docs/decisions/trial-settle.md). So the settle runs in blocks of half
+// settle_accesses, at least two (the settle as it was), and goes on while a
+// block's device reads per access fall by more than kTrialFillDrop from the
+// block before. A fill falls fastest first: there the compressed cache's
+// misses fell by 60%, then 33%, in two spans of about a million accesses.
 void Tracker::SettleTrial(const EventTotals& w, uint64_t window_begin) {
   if (window_begin < fill_from_) return;
   fill_accesses_ += w.accesses;
@@ -980,8 +981,8 @@ void Tracker::MoveBackFromTrials() {
 // drift, and the remaining trials would only cost time. In LevelDB's
 // hotspot20, after the data set shrank to M, M_a = M ran 2x faster than
 // the 16 MiB in place, where the model predicted 19%; the trials of 8 MiB
-// and of 16 again would have taken another 12 s (bench/leveldb.md
-// section 19).
+// and of 16 again would have taken another 12 s
+// (docs/decisions/trusted-gain.md).
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (trial_phase_ == TrialPhase::kSettling) SettleTrial(w, window_begin);
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;

@@ -616,7 +616,7 @@ TEST(TrackerTest, TheChangeFloorIsOnTheMissRatioAndTheDeviceReads) {
 
 // H_a may have a floor of its own: WiredTiger's swings by 7-10 points
 // between windows at one M_a, where a data set that halved moved it 17
-// (bench/wiredtiger.md section 14). The device reads keep change_floor.
+// (docs/decisions/change-floor.md). The device reads keep change_floor.
 TEST(TrackerTest, TheApplicationMissRatioMayHaveAFloorOfItsOwn) {
   ControllerConfig c = SmallConfig();
   c.start_with_round = false;
@@ -647,7 +647,7 @@ TEST(TrackerTest, TheApplicationMissRatioMayHaveAFloorOfItsOwn) {
 
 // So may the device reads: under glibc's heap WiredTiger's swing between
 // 0.029 and 0.051 per access at the page cache's cliff, at times two
-// windows in a row on one side (bench/wiredtiger.md section 17), where a
+// windows in a row on one side (docs/decisions/change-floor.md), where a
 // data set that grew past the page cache adds several points.
 TEST(TrackerTest, TheDeviceReadsMayHaveAFloorOfTheirOwn) {
   ControllerConfig c = SmallConfig();

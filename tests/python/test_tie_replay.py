@@ -44,8 +44,9 @@ def test_a_near_tie_goes_to_fewer_device_reads(tmp_path):
 
 
 def test_a_tie_needs_the_winner_to_halve_the_reads(tmp_path):
-    # hotspot10 at M/D_u 0.2 (bench/rocksdb.md section 18): 40 MiB scores
-    # within 3% of 64 MiB, predicting 0.081 device reads to its 0.095.
+    # RocksDB's hotspot10 at M/D_u 0.2 (docs/decisions/read-tie-margin.md):
+    # 40 MiB scores within 3% of 64 MiB, predicting 0.081 device reads to
+    # its 0.095.
     rd = {"candidates": [_candidate(8, 24.55, 0.110, 0.916, current=True),
                          _candidate(40, 15.76, 0.829, 0.524),
                          _candidate(64, 15.38, 0.905, 0.0)]}

@@ -45,7 +45,7 @@ bool SameKey(std::string_view key, const char* stored) {
 // (CacheKeyMap::KeyedOffset), so that its reads and its hits are one block
 // to the ghosts. With the exact offset three blocks in four had two names,
 // and the ghost of the compressed cache, filling under both, served 0.96
-// of the reads the engine's served 0.99 of (bench/rocksdb.md section 8).
+// of the reads the engine's served 0.99 of (hotspot10 at M/D_u 0.8).
 // The bytes before the offset are added to the size: the block still ends
 // where it did.
 Block MissBlock(const ThreadState& s, uint64_t mem_bytes) {
@@ -137,8 +137,8 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t size) {
   if (controller == nullptr || size == 0) return;  // size 0: a pending handle
   // Outside a round a hit is only counted (and a secondary hit timed):
   // naming its block (a probe of the key map) was 1.6% of the process's
-  // CPU time, the most of any Symbiosis function, in Stable
-  // (bench/rocksdb.md section 12).
+  // CPU time, the most of any Symbiosis function, in Stable (hotspot10 at
+  // M/D_u 0.8).
   if (!controller->simulating()) {
     controller->RecordAppAccessUnidentified(primary_hit);
     if (secondary_hit) controller->RecordReadUnidentified(true, secondary_ns);

@@ -237,8 +237,8 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     // They fill slowly: a block enters the secondary at its second
     // eviction. In hotspot10 at M/D_u 0.8 the model, filling fast, served
     // 0.998 of its block-cache misses from the secondary after 1M accesses
-    // (bench/rocksdb.md section 8). A round's warm-up is lengthened to
-    // match.
+    // (docs/decisions/rocksdb-tier-model.md). A round's warm-up is
+    // lengthened to match.
     if (config.round_warmup_accesses == defaults.round_warmup_accesses &&
         config.max_round_warmup_accesses == defaults.max_round_warmup_accesses) {
       config.round_warmup_accesses = 1'000'000;

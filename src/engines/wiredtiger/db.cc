@@ -246,10 +246,10 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   adapter_.SetController(controller_.get());
   if (options_.memory_bytes == 0) {
     // The cache's bytes in use stay near cache_fill of cache_size, but the
-    // process's memory grows with cache_size itself (bench/wiredtiger.md
-    // section 10): a cache counts as cache_size once it is that full, so
-    // the page cache's room at the current cache_size is what the cgroup
-    // shows, not 15-20% less.
+    // process's memory grows with cache_size itself
+    // (docs/decisions/app-cache-overhead.md): a cache counts as cache_size
+    // once it is that full, so the page cache's room at the current
+    // cache_size is what the cgroup shows, not 15-20% less.
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory,
         [this] {
