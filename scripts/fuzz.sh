@@ -19,8 +19,8 @@ if [ -z "$CXX" ]; then
 fi
 OUT="$ROOT/build/fuzz"
 mkdir -p "$OUT/corpus"
-SOURCES=("$ROOT/tests/fuzz/trace_reader_fuzzer.cc" "$ROOT/src/sim/trace.cc")
-for f in "$ROOT"/src/mrc/*.cc "$ROOT"/src/model/ghost_lru.cc; do
+SOURCES=("$ROOT/tests/fuzz/trace_reader_fuzzer.cc" "$ROOT/src/base/trace.cc")
+for f in "$ROOT"/src/mrc/*.cc "$ROOT"/src/model/ghost_lru.cc "$ROOT"/src/model/krr_stack.cc; do
   case "$f" in *_test.cc) ;; *) SOURCES+=("$f") ;; esac
 done
 echo "fuzz: building $OUT/trace_reader_fuzzer" >&2

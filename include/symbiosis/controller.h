@@ -102,8 +102,9 @@ namespace symbiosis {
 // accesses (RecordAppAccess calls), the clock of the whole Controller.
 struct ControllerConfig {
   // --- Budget ---
-  // M. 0: read it from this process's memory cgroup (v2 memory.max, v1
-  // memory.limit_in_bytes, the smallest along the path) minus the reserve.
+  // M, required: the budget given, or the memory cgroup's limit less
+  // memory_reserve_bytes as ResolveMemoryBudget (symbiosis/memory_budget.h)
+  // reads it; the engines' Open does that when their own budget is 0.
   uint64_t memory_bytes = 0;
   // Memory kept out of M when M comes from the cgroup: the engine's heap,
   // memtables, index and filter blocks.
@@ -358,19 +359,6 @@ void ValidateControllerConfig(const ControllerConfig& config);
 // configured R: the data will grow, and R = 1 would sample everything.
 double SampleRateForTables(const ControllerConfig& config, uint64_t table_bytes,
                            uint32_t min_groups);
-
-// M for `config`: memory_bytes if set, else the cgroup limit minus the
-// reserve. Throws CgroupError if there is no cgroup limit to read, and
-// InputError if the reserve leaves nothing.
-uint64_t ResolveMemoryBudget(const ControllerConfig& config);
-
-// M for an engine plugin's Open: `memory_bytes`, or if 0 the cgroup limit
-// minus config.memory_reserve_bytes (ResolveMemoryBudget; config's own
-// memory_bytes is ignored). Throws InputError "memory budget N MiB is
-// below the minimum K MiB; give <engine> more memory" when M < min_bytes,
-// and what ResolveMemoryBudget throws.
-uint64_t ResolveEngineMemory(uint64_t memory_bytes, ControllerConfig config, uint64_t min_bytes,
-                             const std::string& engine);
 
 // Where the Controller's decisions go. Capacities are in bytes.
 class Resizer {

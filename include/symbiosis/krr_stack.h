@@ -23,7 +23,7 @@
 #include <memory>
 #include <vector>
 
-#include "symbiosis/mrc.h"
+#include "symbiosis/cache_unit.h"
 
 namespace symbiosis {
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-namespace symbiosis {
+#include "symbiosis/cache_unit.h"
 
-enum class CacheUnit { kObjects, kBytes };
+namespace symbiosis {
 
 struct MissRatioCurve {
   CacheUnit unit = CacheUnit::kObjects;

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <optional>
 #include <utility>
 
 namespace symbiosis {
@@ -18,13 +19,13 @@ int64_t PageCacheOffset(uint64_t limit, uint64_t memory, const CgroupMemoryUsage
 PageCacheRoomMonitor::PageCacheRoomMonitor(MemoryCgroup cgroup, uint64_t memory,
                                            std::function<uint64_t()> app_usage,
                                            std::function<void()> release_free_memory,
-                                           Controller* controller,
+                                           std::function<void(int64_t)> apply,
                                            std::chrono::milliseconds interval)
     : cgroup_(std::move(cgroup)),
       memory_(memory),
       app_usage_(std::move(app_usage)),
       release_free_memory_(std::move(release_free_memory)),
-      controller_(controller),
+      apply_(std::move(apply)),
       interval_(interval),
       thread_([this] { Run(); }) {}
 
@@ -43,7 +44,7 @@ void PageCacheRoomMonitor::Update() {
     const std::optional<uint64_t> limit = ReadMemoryLimit(cgroup_);
     if (!limit) return;
     const CgroupMemoryUsage usage = ReadMemoryUsage(cgroup_);
-    controller_->SetKernelCacheOffset(PageCacheOffset(*limit, memory_, usage, app_usage_()));
+    apply_(PageCacheOffset(*limit, memory_, usage, app_usage_()));
   } catch (const CgroupError&) {
     return;  // the cgroup went away or a file was unreadable: try again later
   }

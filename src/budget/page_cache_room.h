@@ -10,8 +10,8 @@
 // blocks pin half-used heap pages), against a 32 MiB reserve: the page
 // cache held up to 24 MiB more than M - M_a, and the kernel ghost,
 // predicting for M - M_a, was off by a factor of 1.5 in L_e when the data
-// barely fit. The difference is the offset given to
-// Controller::SetKernelCacheOffset.
+// barely fit. The difference is the offset handed on (to
+// Controller::SetKernelCacheOffset, in the engines).
 
 #ifndef SYMBIOSIS_BUDGET_PAGE_CACHE_ROOM_H_
 #define SYMBIOSIS_BUDGET_PAGE_CACHE_ROOM_H_
@@ -24,7 +24,6 @@
 #include <thread>
 
 #include "symbiosis/cgroup.h"
-#include "symbiosis/controller.h"
 
 namespace symbiosis {
 
@@ -35,17 +34,17 @@ int64_t PageCacheOffset(uint64_t limit, uint64_t memory, const CgroupMemoryUsage
                         uint64_t app_usage);
 
 // A thread that measures PageCacheOffset of `cgroup` every `interval` and
-// gives it to the controller. Stops (and joins) on destruction.
+// hands it to `apply`. Stops (and joins) on destruction.
 class PageCacheRoomMonitor {
  public:
   // `release_free_memory` (may be empty) runs before each measurement, so
   // that memory the engine freed but its allocator kept is returned and
   // not counted (e.g. malloc_trim).
-  // REQUIRES: `controller` outlives the monitor; `app_usage` and
-  // `release_free_memory` are callable from another thread.
+  // REQUIRES: `app_usage`, `release_free_memory` and `apply` are callable
+  // from another thread until the monitor is destroyed.
   PageCacheRoomMonitor(MemoryCgroup cgroup, uint64_t memory, std::function<uint64_t()> app_usage,
-                       std::function<void()> release_free_memory, Controller* controller,
-                       std::chrono::milliseconds interval);
+                       std::function<void()> release_free_memory,
+                       std::function<void(int64_t)> apply, std::chrono::milliseconds interval);
   ~PageCacheRoomMonitor();
   PageCacheRoomMonitor(const PageCacheRoomMonitor&) = delete;
   PageCacheRoomMonitor& operator=(const PageCacheRoomMonitor&) = delete;
@@ -62,7 +61,7 @@ class PageCacheRoomMonitor {
   const uint64_t memory_;
   const std::function<uint64_t()> app_usage_;
   const std::function<void()> release_free_memory_;
-  Controller* const controller_;
+  const std::function<void(int64_t)> apply_;
   const std::chrono::milliseconds interval_;
   mutable std::mutex mu_;
   std::condition_variable stop_cv_;

@@ -10,7 +10,6 @@
 #include "online/ghost_sim.h"
 #include "online/tracker.h"
 #include "online/working_set_probe.h"
-#include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
 #include "symbiosis/rocksdb_cache_model.h"
 #include "symbiosis/sampler.h"
@@ -146,12 +145,13 @@ void ValidateControllerConfig(const ControllerConfig& c) {
           "costs must be finite, >= 0 and not both 0 (e.g. app_miss 3, kernel_miss 16)");
   Require(c.costs.kernel_miss_cpu >= 0 && c.costs.kernel_miss_cpu <= c.costs.kernel_miss,
           "costs.kernel_miss_cpu must be in [0, kernel_miss] (default 0; measured online)");
-  if (c.memory_bytes != 0) {
-    Require(c.memory_bytes >= c.default_app_bytes,
-            "memory_bytes (M) must be at least default_app_bytes");
-    Require(c.initial_app_bytes <= c.memory_bytes,
-            "initial_app_bytes must not exceed memory_bytes (M)");
-  }
+  Require(c.memory_bytes > 0,
+          "memory_bytes (M) must be set: the budget, or the memory cgroup's limit less a reserve "
+          "(ResolveMemoryBudget, symbiosis/memory_budget.h)");
+  Require(c.memory_bytes >= c.default_app_bytes,
+          "memory_bytes (M) must be at least default_app_bytes");
+  Require(c.initial_app_bytes <= c.memory_bytes,
+          "initial_app_bytes must not exceed memory_bytes (M)");
 }
 
 double SampleRateForTables(const ControllerConfig& config, uint64_t table_bytes,
@@ -162,34 +162,6 @@ double SampleRateForTables(const ControllerConfig& config, uint64_t table_bytes,
   double rate = config.sample_rate;
   while (rate < 1 && groups * rate < min_groups) rate = std::min(1.0, rate * 2);
   return rate;
-}
-
-uint64_t ResolveMemoryBudget(const ControllerConfig& config) {
-  if (config.memory_bytes != 0) return config.memory_bytes;
-  const MemoryCgroup cgroup = DetectMemoryCgroup();
-  const std::optional<uint64_t> limit = ReadMemoryLimit(cgroup);
-  if (!limit) {
-    throw CgroupError("memory cgroup " + cgroup.dir +
-                      " has no limit: give the budget M (memory_bytes) explicitly");
-  }
-  if (*limit <= config.memory_reserve_bytes ||
-      *limit - config.memory_reserve_bytes < config.default_app_bytes) {
-    throw InputError("controller config: the cgroup limit " + std::to_string(*limit) +
-                     " bytes minus memory_reserve_bytes leaves less than default_app_bytes; "
-                     "lower the reserve or raise the limit");
-  }
-  return *limit - config.memory_reserve_bytes;
-}
-
-uint64_t ResolveEngineMemory(uint64_t memory_bytes, ControllerConfig config, uint64_t min_bytes,
-                             const std::string& engine) {
-  config.memory_bytes = memory_bytes;
-  const uint64_t memory = ResolveMemoryBudget(config);
-  if (memory < min_bytes) {
-    throw InputError("memory budget " + std::to_string(memory >> 20) + " MiB is below the minimum " +
-                     std::to_string(min_bytes >> 20) + " MiB; give " + engine + " more memory");
-  }
-  return memory;
 }
 
 const char* ControllerStateName(ControllerState state) {
@@ -317,7 +289,7 @@ class Controller::Rep {
  public:
   Rep(const ControllerConfig& config, Resizer* resizer)
       : config_(Checked(config)),
-        memory_(ResolveMemoryBudget(config_)),
+        memory_(config_.memory_bytes),
         resizer_(resizer),
         sampler_(SamplerOptions{config_.sample_rate, config_.group_blocks,
                                 config_.block_disk_bytes}),

@@ -9,7 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
 
 namespace symbiosis {
@@ -116,25 +115,10 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   ExpectRejected(c, "rocksdb_secondary_cache_shard_bits");
 }
 
-TEST(ControllerTest, MemoryBudgetComesFromTheCgroupWhenNotGiven) {
+// M is an input: the budget layer resolves it (memory_budget.h).
+TEST(ControllerTest, RejectsAConfigWithoutTheBudget) {
   ControllerConfig c;  // memory_bytes = 0
-  c.memory_reserve_bytes = 16 * kMiB;
-  std::optional<uint64_t> limit;
-  try {
-    limit = ReadMemoryLimit(DetectMemoryCgroup());
-  } catch (const CgroupError& e) {
-    std::printf("no memory cgroup here (%s): checking the error path only\n", e.what());
-  }
-  if (limit && *limit > c.memory_reserve_bytes + c.default_app_bytes) {
-    EXPECT_EQ(ResolveMemoryBudget(c), *limit - c.memory_reserve_bytes);
-    Controller controller(c, nullptr);
-    EXPECT_EQ(controller.memory_bytes(), *limit - c.memory_reserve_bytes);
-  } else {
-    if (!limit) std::printf("this process's memory cgroup has no limit: expecting an error\n");
-    EXPECT_THROW(ResolveMemoryBudget(c), std::runtime_error);
-  }
-  c.memory_bytes = 100 * kMiB;
-  EXPECT_EQ(ResolveMemoryBudget(c), 100 * kMiB);
+  ExpectRejected(c, "memory_bytes");
 }
 
 TEST(ControllerTest, CountsAndIgnoresBadEvents) {

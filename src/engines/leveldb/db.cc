@@ -15,6 +15,7 @@
 #include "symbiosis/cgroup.h"
 #include "symbiosis/emulated_page_cache.h"
 #include "symbiosis/error.h"
+#include "symbiosis/memory_budget.h"
 #include "symbiosis/leveldb.h"
 #include "symbiosis/residency.h"
 
@@ -180,7 +181,10 @@ uint64_t TableBytes(const std::string& path) {
       const ResizableCache* cache = cache_.get();
       room_ = std::make_unique<PageCacheRoomMonitor>(
           DetectMemoryCgroup(), memory, [cache] { return cache->TotalCharge(); }, ReleaseFreeHeap,
-          controller_.get(), std::chrono::seconds(1));
+          [controller = controller_.get()](int64_t offset) {
+            controller->SetKernelCacheOffset(offset);
+          },
+          std::chrono::seconds(1));
     }
   }
   ::leveldb::Env* base = options_.engine.env != nullptr ? options_.engine.env
@@ -233,7 +237,9 @@ const char* BudgetName(Budget budget) {
         "symbiosis::leveldb::Open", "the emulated budget needs memory_bytes; set M explicitly");
   }
   try {
-    memory = ResolveEngineMemory(memory, options.controller, kMinMemoryBytes, "LevelDB");
+    memory = ResolveEngineMemory(memory, options.controller.memory_reserve_bytes,
+                                 options.controller.default_app_bytes, kMinMemoryBytes,
+                                 "LevelDB");
     if (!options.adaptive && options.static_app_bytes > memory) {
       return ::leveldb::Status::InvalidArgument(
           "symbiosis::leveldb::Open", "static block cache " + MiB(options.static_app_bytes) +

@@ -16,6 +16,7 @@
 #include "engines/rocksdb/table_file_system.h"
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
+#include "symbiosis/memory_budget.h"
 #include "symbiosis/residency.h"
 #include "symbiosis/rocksdb_cache_model.h"
 #include "symbiosis/rocksdb.h"
@@ -266,7 +267,11 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     const ::rocksdb::Cache* cache = primary_.get();
     room_ = std::make_unique<PageCacheRoomMonitor>(
         DetectMemoryCgroup(), memory_, [cache] { return uint64_t{cache->GetUsage()}; },
-        ReleaseFreeHeap, controller_.get(), std::chrono::seconds(1));
+        ReleaseFreeHeap,
+        [controller = controller_.get()](int64_t offset) {
+          controller->SetKernelCacheOffset(offset);
+        },
+        std::chrono::seconds(1));
   }
   return ::rocksdb::Status::OK();
 }
@@ -362,7 +367,8 @@ const char* BudgetName(Budget budget) {
   }
   uint64_t memory = 0;
   try {
-    memory = ResolveEngineMemory(options.memory_bytes, options.controller, kMinMemoryBytes,
+    memory = ResolveEngineMemory(options.memory_bytes, options.controller.memory_reserve_bytes,
+                                 options.controller.default_app_bytes, kMinMemoryBytes,
                                  "RocksDB");
   } catch (const std::exception& e) {  // InputError, CgroupError
     return ::rocksdb::Status::InvalidArgument(e.what());

@@ -18,6 +18,7 @@
 #include "symbiosis/cgroup.h"
 #include "symbiosis/device_read_cost.h"
 #include "symbiosis/error.h"
+#include "symbiosis/memory_budget.h"
 #include "symbiosis/residency.h"
 #include "symbiosis/wiredtiger.h"
 
@@ -257,7 +258,11 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
           return std::min(resizer_->capacity(),
                           static_cast<uint64_t>(in_use / options_.cache_fill));
         },
-        ReleaseFreeHeap, controller_.get(), std::chrono::seconds(1));
+        ReleaseFreeHeap,
+        [controller = controller_.get()](int64_t offset) {
+          controller->SetKernelCacheOffset(offset);
+        },
+        std::chrono::seconds(1));
   }
   return Status{};
 }
@@ -343,7 +348,8 @@ Status Open(const Options& options, const std::string& home, std::unique_ptr<Db>
   }
   uint64_t memory = 0;
   try {
-    memory = ResolveEngineMemory(options.memory_bytes, options.controller, kMinMemoryBytes,
+    memory = ResolveEngineMemory(options.memory_bytes, options.controller.memory_reserve_bytes,
+                                 options.controller.default_app_bytes, kMinMemoryBytes,
                                  "WiredTiger");
     if (!options.adaptive && options.static_app_bytes > memory) {
       return Invalid("static cache " + MiB(options.static_app_bytes) + " exceeds the budget " +
