@@ -7,6 +7,24 @@ bash "$ROOT/scripts/setup.sh"
 cd "$ROOT"
 echo "==> C++ tests (ctest)"
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
+# A user's program links the installed library: install it, build
+# examples/ against it as a project of its own (CMake's package, then
+# pkg-config), and run each (a DB written, read back and checked).
+echo "==> the installed package: examples/ built against it and run"
+prefix="$ROOT/build/install"
+rm -rf "$prefix" build/examples build/examples-data
+cmake --install build/native --prefix "$prefix" >/dev/null
+cmake -S examples -B build/examples -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build build/examples >/dev/null
+PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name symbiosis.pc)")"
+export PKG_CONFIG_PATH
+for engine in leveldb rocksdb wiredtiger; do
+  build/examples/${engine}_example "build/examples-data/$engine"
+  # shellcheck disable=SC2046
+  g++ -O1 "examples/${engine}_example.cc" -o "build/examples/${engine}_example_pkgconfig" \
+    $(pkg-config --cflags --libs "symbiosis-$engine")
+  "build/examples/${engine}_example_pkgconfig" "build/examples-data/$engine-pkgconfig"
+done
 # The concurrent parts' tests again under ThreadSanitizer and under
 # AddressSanitizer + UBSan: the online controller (8 threads), and the LevelDB
 # plugins inside Debian's LevelDB and RocksDB (4 readers + resizes, the crash

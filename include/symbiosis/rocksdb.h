@@ -4,7 +4,7 @@
 //
 //   symbiosis::rocksdb::Options options;
 //   options.engine.create_if_missing = true;
-//   options.memory_bytes = 256 << 20;
+//   options.budget.memory_bytes = 256 << 20;
 //   std::unique_ptr<symbiosis::rocksdb::Db> db;
 //   rocksdb::Status s = symbiosis::rocksdb::Open(options, "/data/db", &db);
 //   db->db()->Get(rocksdb::ReadOptions(), key, &value);
