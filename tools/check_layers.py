@@ -49,7 +49,7 @@ HEADER_LAYERS = {"error.h": "base", "hash.h": "base", "cache_unit.h": "base",
                  "leveldb.h": "engines", "rocksdb.h": "engines", "wiredtiger.h": "engines"}
 
 # Python modules, lowest first; a module may import only those before it.
-PYTHON_LAYERS = ["_native", "errors", "units", "converters", "outputs", "study", "plots",
+PYTHON_LAYERS = ["_native", "engines", "errors", "units", "converters", "outputs", "study", "plots",
                  "kernel_models", "figures", "mrc", "kept_db", "bench", "bench_cli", "cli",
                  "__init__", "__main__"]
 

@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import (Callable, ContextManager, Dict, Iterable, Iterator, List, Optional, Sequence,
                     Set, Tuple)
 
+from symbiosis.engines import ENGINES as ENGINE_TABLE
 from symbiosis.errors import InputError
 
 MIB = 1 << 20
 
 
-ENGINES = ("leveldb", "rocksdb", "wiredtiger")
+ENGINES = tuple(ENGINE_TABLE)  # engines.py
 
 
 def driver_path(engine: str = "leveldb") -> str:

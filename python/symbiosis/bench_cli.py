@@ -27,6 +27,7 @@ from symbiosis import converters as cv
 from symbiosis.bench import (driver_path, failed, format_budget_pairs, format_pairs,
                              format_table, format_verdicts, grid_verdicts, make_output,
                              run_budget_pairs, run_pairs, run_setup)
+from symbiosis.engines import ENGINES
 from symbiosis.errors import CommandFailed, InputError
 from symbiosis.kept_db import KeptDbs, LoadFailed, LoadSpec, check_db_dir, size_text
 from symbiosis.outputs import OutputFiles, json_writer
@@ -45,42 +46,8 @@ BENCH_CONFIGS = """\
                    best of them is the oracle)
   symbiosis        the Controller splits M online"""
 
-BENCH_DESCRIPTIONS = {
-    "leveldb": """\
-Loads a LevelDB of D_u bytes (once; kept in --db-dir), then runs each
-configuration for --duration with --threads readers and reports throughput,
-mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
-
-""" + BENCH_CONFIGS + """
-
-Budgets: kernel runs each configuration in a fresh memory cgroup of
-M + --reserve (root or a delegated cgroup needed); emulated replaces the
-page cache with a user-space one of M - M_a (no root).""",
-    "rocksdb": """\
-Loads a RocksDB of D_u bytes (once; kept in --db-dir), then runs each
-configuration for --duration with --threads readers and reports throughput,
-mean/p95/p99 latency, the hit ratios H_a and H_k, and M_a:
-
-""" + BENCH_CONFIGS + """
-
-Budgets: engine (the paper's RocksDB setting) gives the block cache M_a and
-RocksDB's compressed secondary cache M - M_a, with direct reads, and needs
-no root; kernel puts the page cache below the block cache and runs each
-configuration in a fresh memory cgroup of M + --reserve.""",
-    "wiredtiger": """\
-Loads a WiredTiger table of D_u bytes (once; kept in --db-dir; snappy,
-32 KiB leaf pages), opens it with four eviction workers as MongoDB does
-(eviction=(threads_min=4,threads_max=4): WiredTiger's own tuner of their
-count moved H_a between runs) and under jemalloc as WiredTiger advises
-(--allocator), then runs each configuration for
---duration with --threads readers and reports throughput, mean/p95/p99
-latency, the hit ratios H_a and H_k, and M_a (WiredTiger's cache_size):
-
-""" + BENCH_CONFIGS + """
-
-Symbiosis searches M_a in [M/4, M]: WiredTiger's cache slows down sharply
-below that. Budget: kernel only; each configuration runs in a fresh memory
-cgroup of M + --reserve (root or a delegated cgroup needed)."""}
+BENCH_DESCRIPTIONS = {name: f"{e.loads}\n\n{BENCH_CONFIGS}\n\n{e.budgets_text}"
+                      for name, e in ENGINES.items()}
 
 BENCH_EPILOG = """\
 examples:
@@ -103,25 +70,13 @@ which any request failed (an engine error, a missing key, a wrong value) is
 marked FAILED with no throughput; the command then ends with one line that
 gives the count and the first error, and exit status 1."""
 
-# Per engine: the budgets (the first is the default) and the one a run
-# falls back to when no cgroup can be made.
-BENCH_BUDGETS = {"leveldb": ("kernel", "emulated"), "rocksdb": ("engine", "kernel"),
-                 "wiredtiger": ("kernel",)}
-# Per engine: Options::kernel_app_cache_overhead (the plugins' headers).
-BENCH_APP_CACHE_OVERHEAD = {"leveldb": 0.25, "rocksdb": 0.25, "wiredtiger": 0.0}
-# Per engine: the malloc every run gets unless --allocator says otherwise.
-# WiredTiger's documentation asks for tcmalloc or jemalloc in place of the
-# system's malloc, and MongoDB always ships it with tcmalloc; under glibc a
-# cache that has grown holds memory that its history left behind, which a
-# static run never pays (docs/decisions/allocators.md).
-BENCH_ALLOCATOR = {"leveldb": "system", "rocksdb": "system", "wiredtiger": "jemalloc"}
-ALLOCATOR_HELP = {
-    "leveldb": "as RocksDB's own builds link it",
-    "rocksdb": "as RocksDB's own builds link it",
-    "wiredtiger": "as WiredTiger's documentation advises (MongoDB ships it with tcmalloc); "
-                  "under glibc a cache that grew from M/4 runs about 10%% slower at the page "
-                  "cache's cliff than one that always had its size",
-}
+# Per engine (engines.py): the budgets (the first is the default),
+# Options::kernel_app_cache_overhead, and the malloc every run gets unless
+# --allocator says otherwise, with why.
+BENCH_BUDGETS = {name: e.budgets for name, e in ENGINES.items()}
+BENCH_APP_CACHE_OVERHEAD = {name: e.app_cache_overhead for name, e in ENGINES.items()}
+BENCH_ALLOCATOR = {name: e.allocator for name, e in ENGINES.items()}
+ALLOCATOR_HELP = {name: e.allocator_help for name, e in ENGINES.items()}
 
 
 def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
@@ -162,27 +117,15 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
     p.add_argument("--value-size", type=cv.positive_int("--value-size", MAX_VALUE_BYTES),
                    default=1000,
                    help="value bytes (default: 1000)")
-    budgets = BENCH_BUDGETS[engine]
-    if engine == "leveldb":
-        p.add_argument("--budget", choices=budgets, default=budgets[0],
-                       help="kernel: a real memory cgroup; emulated: a user-space page cache "
-                            "(default: kernel)")
+    e = ENGINES[engine]
+    budgets = e.budgets
+    p.add_argument("--budget", choices=e.budgets, default=e.budgets[0], help=e.budget_help)
+    if e.fallback_budget:
         p.add_argument("--allow-fallback", action="store_true",
-                       help="use the emulated budget when no cgroup can be made")
+                       help=f"use the {e.fallback_budget} budget when no cgroup can be made")
+    if "emulated" in e.budgets:
         p.add_argument("--device-latency", type=cv.seconds("--device-latency"), default="0us",
                        help="emulated budget: latency added to each device read, e.g. 70us")
-    elif engine == "rocksdb":
-        p.add_argument("--budget", choices=budgets, default=budgets[0],
-                       help="engine: block cache + RocksDB's compressed secondary cache, "
-                            "direct reads; kernel: block cache + the page cache in a real "
-                            "memory cgroup (default: engine)")
-        p.add_argument("--allow-fallback", action="store_true",
-                       help="use the engine budget when no cgroup can be made")
-    else:
-        p.add_argument("--budget", choices=budgets, default=budgets[0],
-                       help="kernel: WiredTiger's cache + the page cache in a real memory "
-                            "cgroup, the only budget (WiredTiger has no compressed cache of "
-                            "its own)")
     p.add_argument("--app-cache-overhead", type=cv.number_in("--app-cache-overhead", -1, 1, True, True, example="0.25"), default=None,
                    help="kernel budget: the share of an application-cache growth that "
                         "Symbiosis expects to come out of the page cache on top of the growth "
@@ -233,15 +176,15 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
         "bench", help="run a real engine under a memory budget: static splits vs Symbiosis",
         description="Benchmarks of real storage engines under one memory budget M.")
     engines = bench.add_subparsers(dest="engine", metavar="engine", parser_class=cv.Parser)
-    for engine, title in (("leveldb", "LevelDB"), ("rocksdb", "RocksDB"),
-                          ("wiredtiger", "WiredTiger")):
+    for engine, e in ENGINES.items():
         one = engines.add_parser(
-            engine, help=f"Debian's {title} with static cache sizes and with Symbiosis",
+            engine, help=f"Debian's {e.title} with static cache sizes and with Symbiosis",
             description=BENCH_DESCRIPTIONS[engine], epilog=BENCH_EPILOG.format(engine=engine),
             formatter_class=argparse.RawDescriptionHelpFormatter)
         _add_bench_args(one, engine)
         one.set_defaults(func=cmd_bench)
-    bench.set_defaults(func=lambda args: bench.error("give an engine: leveldb, rocksdb or wiredtiger"))
+    bench.set_defaults(func=lambda args: bench.error(
+        "give an engine: " + ", ".join(ENGINES)))
 
 
 @dataclass

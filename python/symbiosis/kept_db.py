@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from symbiosis._native import InputError
+from symbiosis.engines import ENGINES
 from symbiosis.outputs import check_folder_writable
 
 MANIFEST = "symbiosis-manifest.json"
@@ -43,11 +44,7 @@ MANIFEST_FORMAT = 1
 # The driver's load statuses that mean it printed its own one-line error.
 DRIVER_ERROR_STATUSES = (1, 2)
 # Files an engine writes once and never changes: a working copy links them.
-IMMUTABLE_SUFFIXES: Dict[str, tuple] = {
-    "leveldb": (".ldb", ".sst"),
-    "rocksdb": (".sst", ".blob"),
-    "wiredtiger": (),  # B-tree files are updated in place: copied
-}
+IMMUTABLE_SUFFIXES: Dict[str, tuple] = {name: e.immutable_suffixes for name, e in ENGINES.items()}
 _SCRATCH_PREFIX = ".scratch-"
 
 

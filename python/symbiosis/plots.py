@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
+from symbiosis.engines import engine_title  # noqa: E402
 from symbiosis.units import format_bytes  # noqa: E402
 
 if TYPE_CHECKING:
@@ -158,8 +159,7 @@ def plot_replay(result: dict, path: str) -> None:
 
 def _engine_title(result: dict) -> str:
     """The engine's name as people write it."""
-    engine = result.get("engine", "leveldb")
-    return {"leveldb": "LevelDB", "rocksdb": "RocksDB", "wiredtiger": "WiredTiger"}.get(engine, engine)
+    return engine_title(result.get("engine", "leveldb"))
 
 
 def plot_bench_timeline(result: dict, path: str) -> None:

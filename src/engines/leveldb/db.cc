@@ -9,6 +9,7 @@
 
 #include "budget/heap_release.h"
 #include "budget/page_cache_room.h"
+#include "engines/common/engine_kit.h"
 #include "engines/leveldb/adapter.h"
 #include "engines/leveldb/resizable_cache.h"
 #include "engines/leveldb/table_env.h"
@@ -22,7 +23,7 @@
 namespace symbiosis::leveldb {
 namespace {
 
-std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+using engine_kit::MiB;
 
 // Sets the block cache's capacity; after a shrink, gives the heap back
 // (ReleaseFreeHeap: every arena's free pages), or the kernel budget's page
@@ -124,19 +125,6 @@ class DbImpl final : public Db {
   std::unique_ptr<::leveldb::DB> db_;
 };
 
-// Bytes of table files (*.ldb, *.sst) under `path`; 0 if it does not exist.
-uint64_t TableBytes(const std::string& path) {
-  std::error_code error;
-  uint64_t bytes = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".ldb" && ext != ".sst") continue;
-    const uintmax_t size = entry.file_size(error);
-    if (!error) bytes += size;
-  }
-  return bytes;
-}
-
 ::leveldb::Status DbImpl::Init(const std::string& path, uint64_t memory) {
   memory_ = memory;
   const bool emulated = options_.budget == Budget::kEmulated;
@@ -163,28 +151,22 @@ uint64_t TableBytes(const std::string& path) {
     // (controller.h, change_floor_on_parts).
     if (!config.change_floor_on_parts) config.change_floor_on_parts = true;
     if (options_.min_sampled_groups > 0) {
-      config.sample_rate = SampleRateForTables(config, TableBytes(path), options_.min_sampled_groups);
+      config.sample_rate = SampleRateForTables(
+          config, engine_kit::TableBytes(path, {".ldb", ".sst"}), options_.min_sampled_groups);
     }
     if (emulated) {
       config.max_readahead_pages = options_.emulated_max_readahead_pages;
     } else if (options_.detect_readahead) {
-      // The DB directory may not exist yet; its parent is on the same device
-      // in all but exotic setups.
-      std::optional<uint32_t> pages = DeviceReadaheadPages(path);
-      if (!pages) pages = DeviceReadaheadPages(std::filesystem::path(path).parent_path().string());
-      config.max_readahead_pages = pages.value_or(config.max_readahead_pages);
+      config.max_readahead_pages =
+          engine_kit::DbReadaheadPages(path).value_or(config.max_readahead_pages);
     }
     resizer_ = std::make_unique<CacheResizer>(sizer_.get(), emulated_.get());
     controller_ = std::make_unique<Controller>(config, resizer_.get());
     adapter_->link().Set(controller_.get());
     if (!emulated && options_.memory_bytes == 0 && options_.track_page_cache_room) {
       const ResizableCache* cache = cache_.get();
-      room_ = std::make_unique<PageCacheRoomMonitor>(
-          DetectMemoryCgroup(), memory, [cache] { return cache->TotalCharge(); }, ReleaseFreeHeap,
-          [controller = controller_.get()](int64_t offset) {
-            controller->SetKernelCacheOffset(offset);
-          },
-          std::chrono::seconds(1));
+      room_ = engine_kit::StartPageCacheRoomMonitor(
+          memory, [cache] { return cache->TotalCharge(); }, controller_.get());
     }
   }
   ::leveldb::Env* base = options_.engine.env != nullptr ? options_.engine.env

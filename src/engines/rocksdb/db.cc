@@ -8,6 +8,7 @@
 
 #include "budget/heap_release.h"
 #include "budget/page_cache_room.h"
+#include "engines/common/engine_kit.h"
 #include "engines/rocksdb/adapter.h"
 #include "engines/rocksdb/entry_metadata.h"
 #include "engines/rocksdb/observing_cache.h"
@@ -24,19 +25,7 @@
 namespace symbiosis::rocksdb {
 namespace {
 
-std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
-
-// Bytes of table files (*.sst) under `path`; 0 if it does not exist.
-uint64_t TableBytes(const std::string& path) {
-  std::error_code error;
-  uint64_t bytes = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-    if (entry.path().extension() != ".sst") continue;
-    const uintmax_t size = entry.file_size(error);
-    if (!error) bytes += size;
-  }
-  return bytes;
-}
+using engine_kit::MiB;
 
 class BudgetImpl;
 
@@ -248,14 +237,14 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
   } else {
     config.app_cache_overhead = options_.kernel_app_cache_overhead;
     if (options_.detect_readahead) {
-      std::optional<uint32_t> pages = DeviceReadaheadPages(first_path);
-      if (!pages) pages = DeviceReadaheadPages(std::filesystem::path(first_path).parent_path().string());
-      config.max_readahead_pages = pages.value_or(config.max_readahead_pages);
+      config.max_readahead_pages =
+          engine_kit::DbReadaheadPages(first_path).value_or(config.max_readahead_pages);
     }
   }
   if (options_.min_sampled_groups > 0) {
     config.sample_rate =
-        SampleRateForTables(config, TableBytes(first_path), options_.min_sampled_groups);
+        SampleRateForTables(config, engine_kit::TableBytes(first_path, {".sst"}),
+                            options_.min_sampled_groups);
   }
   try {
     controller_ = std::make_unique<Controller>(config, resizer_.get());
@@ -265,13 +254,8 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
   adapter_.link().Set(controller_.get());
   if (!engine_budget() && options_.memory_bytes == 0 && options_.track_page_cache_room) {
     const ::rocksdb::Cache* cache = primary_.get();
-    room_ = std::make_unique<PageCacheRoomMonitor>(
-        DetectMemoryCgroup(), memory_, [cache] { return uint64_t{cache->GetUsage()}; },
-        ReleaseFreeHeap,
-        [controller = controller_.get()](int64_t offset) {
-          controller->SetKernelCacheOffset(offset);
-        },
-        std::chrono::seconds(1));
+    room_ = engine_kit::StartPageCacheRoomMonitor(
+        memory_, [cache] { return uint64_t{cache->GetUsage()}; }, controller_.get());
   }
   return ::rocksdb::Status::OK();
 }

@@ -13,6 +13,7 @@
 
 #include "budget/heap_release.h"
 #include "budget/page_cache_room.h"
+#include "engines/common/engine_kit.h"
 #include "engines/wiredtiger/adapter.h"
 #include "engines/wiredtiger/file_system.h"
 #include "symbiosis/cgroup.h"
@@ -25,7 +26,7 @@
 namespace symbiosis::wiredtiger {
 namespace {
 
-std::string MiB(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+using engine_kit::MiB;
 
 Status Invalid(const std::string& message) { return Status{EINVAL, message}; }
 
@@ -234,7 +235,7 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
     c.sample_rate = SampleRateForTables(c, data_bytes, options_.min_sampled_groups);
   }
   if (options_.detect_readahead) {
-    c.max_readahead_pages = DeviceReadaheadPages(home).value_or(c.max_readahead_pages);
+    c.max_readahead_pages = engine_kit::DbReadaheadPages(home).value_or(c.max_readahead_pages);
   }
   if (options_.measure_device_read_cost) SetDeviceReadCost(home, files, &c.costs);
   try {
@@ -251,18 +252,14 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
     // (docs/decisions/app-cache-overhead.md): a cache counts as cache_size
     // once it is that full, so the page cache's room at the current
     // cache_size is what the cgroup shows, not 15-20% less.
-    room_ = std::make_unique<PageCacheRoomMonitor>(
-        DetectMemoryCgroup(), memory,
+    room_ = engine_kit::StartPageCacheRoomMonitor(
+        memory,
         [this] {
           const double in_use = EngineStats({WT_STAT_CONN_CACHE_BYTES_INUSE})[0];
           return std::min(resizer_->capacity(),
                           static_cast<uint64_t>(in_use / options_.cache_fill));
         },
-        ReleaseFreeHeap,
-        [controller = controller_.get()](int64_t offset) {
-          controller->SetKernelCacheOffset(offset);
-        },
-        std::chrono::seconds(1));
+        controller_.get());
   }
   return Status{};
 }
