@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "symbiosis/ghost_lru.h"
-#include "symbiosis/hash.h"
-#include "symbiosis/hit_curve.h"
+#include "model/ghost_lru.h"
+#include "base/hash.h"
+#include "model/hit_curve.h"
 
 namespace symbiosis {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "symbiosis/error.h"
-#include "symbiosis/lru_sim.h"
+#include "mrc/lru_sim.h"
 #include "symbiosis/trace.h"
 
 namespace symbiosis {

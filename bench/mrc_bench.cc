@@ -30,7 +30,7 @@
 
 #include "symbiosis/error.h"
 #include "symbiosis/exact_lru_mrc.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 #include "symbiosis/krr.h"
 #include "symbiosis/mrc.h"
 #include "symbiosis/shards.h"

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 #include "symbiosis/layout.h"
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 
 namespace symbiosis {
 namespace {

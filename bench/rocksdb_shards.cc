@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "engines/rocksdb/entry_metadata.h"
-#include "symbiosis/rocksdb_cache_model.h"
+#include "model/rocksdb_cache_model.h"
 #include "testing/rocksdb_real_tiers.h"
 
 int main(int argc, char** argv) {

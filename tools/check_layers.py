@@ -44,7 +44,7 @@ FOLDER_LAYERS = {"base": "base", "model": "model", "mrc": "mrc", "online": "onli
                  "budget": "budget", "engines": "engines"}
 
 # Public headers with no .cc of their own.
-HEADER_LAYERS = {"error.h": "base", "hash.h": "base", "cache_unit.h": "base",
+HEADER_LAYERS = {"error.h": "base", "cache_unit.h": "base",
                  "cost_model.h": "model",
                  "leveldb.h": "engines", "rocksdb.h": "engines", "wiredtiger.h": "engines"}
 

@@ -62,9 +62,9 @@
 #include "symbiosis/block.h"
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
-#include "symbiosis/page_cache_model.h"
-#include "symbiosis/residency.h"
+#include "base/hash.h"
+#include "model/page_cache_model.h"
+#include "budget/residency.h"
 #include "symbiosis/workload.h"
 
 namespace symbiosis {

@@ -15,7 +15,7 @@
 #include "symbiosis/kernel_model_study.h"
 #include "symbiosis/layout.h"
 #include "symbiosis/mrc.h"
-#include "symbiosis/progress.h"
+#include "sim/progress.h"
 #include "symbiosis/replay.h"
 #include "symbiosis/trace.h"
 #include "symbiosis/trace_mrc.h"

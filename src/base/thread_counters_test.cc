@@ -1,4 +1,4 @@
-#include "symbiosis/thread_counters.h"
+#include "base/thread_counters.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

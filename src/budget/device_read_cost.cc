@@ -1,4 +1,4 @@
-#include "symbiosis/device_read_cost.h"
+#include "budget/device_read_cost.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "symbiosis/device_read_cost.h"
+#include "budget/device_read_cost.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "symbiosis/residency.h"
+#include "budget/residency.h"
 #include "testing/test_support.h"
 
 namespace symbiosis {

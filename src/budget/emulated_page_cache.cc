@@ -1,4 +1,4 @@
-#include "symbiosis/emulated_page_cache.h"
+#include "budget/emulated_page_cache.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 
 #include "symbiosis/block.h"
 #include "symbiosis/error.h"
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 
 namespace symbiosis {
 namespace {

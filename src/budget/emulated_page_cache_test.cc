@@ -1,4 +1,4 @@
-#include "symbiosis/emulated_page_cache.h"
+#include "budget/emulated_page_cache.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

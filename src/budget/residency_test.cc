@@ -1,4 +1,4 @@
-#include "symbiosis/residency.h"
+#include "budget/residency.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

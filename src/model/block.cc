@@ -1,6 +1,6 @@
 #include "symbiosis/block.h"
 
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

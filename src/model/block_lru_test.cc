@@ -4,7 +4,7 @@
 
 #include "symbiosis/error.h"
 #include "symbiosis/kernel_cache.h"
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 
 namespace symbiosis {
 namespace {

@@ -1,4 +1,4 @@
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/slot_index.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

@@ -1,4 +1,4 @@
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "symbiosis/hit_curve.h"
+#include "model/hit_curve.h"
 
 #include <algorithm>
 #include <iterator>
@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/radix_sort.h"
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 
 namespace symbiosis {
 

@@ -1,4 +1,4 @@
-#include "symbiosis/hit_curve.h"
+#include "model/hit_curve.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 
 namespace symbiosis {
 namespace {

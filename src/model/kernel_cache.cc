@@ -1,7 +1,7 @@
 #include "symbiosis/kernel_cache.h"
 
 #include "symbiosis/error.h"
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 
 namespace symbiosis {
 

@@ -1,4 +1,4 @@
-#include "symbiosis/krr_stack.h"
+#include "model/krr_stack.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 
 #include "model/slot_index.h"
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

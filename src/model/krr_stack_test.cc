@@ -1,4 +1,4 @@
-#include "symbiosis/krr_stack.h"
+#include "model/krr_stack.h"
 
 #include <cstdio>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 namespace {

@@ -1,4 +1,4 @@
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 namespace {

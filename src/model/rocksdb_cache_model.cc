@@ -1,4 +1,4 @@
-#include "symbiosis/rocksdb_cache_model.h"
+#include "model/rocksdb_cache_model.h"
 
 #include <algorithm>
 #include <queue>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

@@ -1,4 +1,4 @@
-#include "symbiosis/rocksdb_cache_model.h"
+#include "model/rocksdb_cache_model.h"
 
 #include <gtest/gtest.h>
 #include <rocksdb/cache.h>

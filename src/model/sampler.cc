@@ -1,11 +1,11 @@
-#include "symbiosis/sampler.h"
+#include "model/sampler.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

@@ -1,4 +1,4 @@
-#include "symbiosis/sampler.h"
+#include "model/sampler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "symbiosis/table_file_name.h"
+#include "model/table_file_name.h"
 
 namespace symbiosis {
 

@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

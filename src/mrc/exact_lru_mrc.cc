@@ -1,7 +1,7 @@
 #include "symbiosis/exact_lru_mrc.h"
 
 #include "mrc/distance_histogram.h"
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 
 namespace symbiosis {
 

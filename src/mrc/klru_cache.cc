@@ -5,7 +5,7 @@
 
 #include "model/slot_index.h"
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

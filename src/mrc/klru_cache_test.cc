@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 #include "mrc/mrc_test_support.h"
 #include "symbiosis/error.h"
-#include "symbiosis/lru_sim.h"
+#include "mrc/lru_sim.h"
 
 namespace symbiosis {
 namespace {

@@ -8,8 +8,8 @@
 #include "mrc/distinct_counter.h"
 #include "mrc/sample_threshold.h"
 #include "symbiosis/error.h"
-#include "symbiosis/hash.h"
-#include "symbiosis/krr_stack.h"
+#include "base/hash.h"
+#include "model/krr_stack.h"
 
 namespace symbiosis {
 

@@ -1,9 +1,9 @@
-#include "symbiosis/lru_sim.h"
+#include "mrc/lru_sim.h"
 
 #include <vector>
 
 #include "model/slot_index.h"
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

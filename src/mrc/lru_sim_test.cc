@@ -1,4 +1,4 @@
-#include "symbiosis/lru_sim.h"
+#include "mrc/lru_sim.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 #include "symbiosis/trace.h"
 #include "testing/test_support.h"
 

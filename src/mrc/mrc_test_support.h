@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 #include "symbiosis/mrc.h"
 #include "symbiosis/trace.h"
 #include "symbiosis/workload.h"

@@ -8,8 +8,8 @@
 #include "mrc/distinct_counter.h"
 #include "mrc/sample_threshold.h"
 #include "symbiosis/error.h"
-#include "symbiosis/ghost_lru.h"
-#include "symbiosis/hash.h"
+#include "model/ghost_lru.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

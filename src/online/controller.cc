@@ -11,9 +11,9 @@
 #include "online/tracker.h"
 #include "online/working_set_probe.h"
 #include "symbiosis/error.h"
-#include "symbiosis/rocksdb_cache_model.h"
-#include "symbiosis/sampler.h"
-#include "symbiosis/thread_counters.h"
+#include "model/rocksdb_cache_model.h"
+#include "model/sampler.h"
+#include "base/thread_counters.h"
 
 namespace symbiosis {
 namespace {

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "symbiosis/error.h"
-#include "symbiosis/rocksdb_cache_model.h"
+#include "model/rocksdb_cache_model.h"
 
 namespace symbiosis {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 
 namespace symbiosis {
 

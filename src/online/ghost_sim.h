@@ -56,11 +56,11 @@
 
 #include "online/round_simulator.h"
 #include "symbiosis/block.h"
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 #include "symbiosis/kernel_cache.h"
-#include "symbiosis/krr_stack.h"
-#include "symbiosis/rocksdb_cache_model.h"
-#include "symbiosis/sampler.h"
+#include "model/krr_stack.h"
+#include "model/rocksdb_cache_model.h"
+#include "model/sampler.h"
 
 namespace symbiosis {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "symbiosis/klru_cache.h"
-#include "symbiosis/page_cache_model.h"
+#include "model/page_cache_model.h"
 #include "testing/test_support.h"
 
 namespace symbiosis {

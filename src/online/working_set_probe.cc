@@ -4,7 +4,7 @@
 #include <bit>
 #include <cmath>
 
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis {
 

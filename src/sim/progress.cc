@@ -1,4 +1,4 @@
-#include "symbiosis/progress.h"
+#include "sim/progress.h"
 
 #include <algorithm>
 #include <cstdio>

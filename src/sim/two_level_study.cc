@@ -5,9 +5,9 @@
 #include <string>
 
 #include "symbiosis/error.h"
-#include "symbiosis/ghost_lru.h"
-#include "symbiosis/page_cache_model.h"
-#include "symbiosis/progress.h"
+#include "model/ghost_lru.h"
+#include "model/page_cache_model.h"
+#include "sim/progress.h"
 #include "sim/parallel.h"
 
 namespace symbiosis {

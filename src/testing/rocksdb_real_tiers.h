@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "symbiosis/block.h"
-#include "symbiosis/rocksdb_cache_model.h"
+#include "model/rocksdb_cache_model.h"
 #include "testing/rocksdb_string_values.h"
 
 namespace symbiosis::testing {

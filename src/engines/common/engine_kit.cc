@@ -7,7 +7,7 @@
 
 #include "budget/heap_release.h"
 #include "symbiosis/cgroup.h"
-#include "symbiosis/residency.h"
+#include "budget/residency.h"
 
 namespace symbiosis::engine_kit {
 

@@ -14,11 +14,11 @@
 #include "engines/leveldb/resizable_cache.h"
 #include "engines/leveldb/table_env.h"
 #include "symbiosis/cgroup.h"
-#include "symbiosis/emulated_page_cache.h"
+#include "budget/emulated_page_cache.h"
 #include "symbiosis/error.h"
 #include "symbiosis/memory_budget.h"
 #include "symbiosis/leveldb.h"
-#include "symbiosis/residency.h"
+#include "budget/residency.h"
 
 namespace symbiosis::leveldb {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <memory>
 
-#include "symbiosis/residency.h"
-#include "symbiosis/table_file_name.h"
+#include "budget/residency.h"
+#include "model/table_file_name.h"
 #include "symbiosis/sched_times.h"
 
 namespace symbiosis::leveldb {

@@ -24,7 +24,7 @@
 #include <string>
 
 #include "engines/leveldb/adapter.h"
-#include "symbiosis/emulated_page_cache.h"
+#include "budget/emulated_page_cache.h"
 
 namespace symbiosis::leveldb {
 

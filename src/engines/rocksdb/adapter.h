@@ -44,7 +44,7 @@
 #include "online/controller_link.h"
 #include "symbiosis/controller.h"
 #include "symbiosis/sched_times.h"
-#include "symbiosis/thread_counters.h"
+#include "base/thread_counters.h"
 
 namespace symbiosis::rocksdb {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "symbiosis/hash.h"
+#include "base/hash.h"
 
 namespace symbiosis::rocksdb {
 namespace {

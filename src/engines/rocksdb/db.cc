@@ -18,8 +18,8 @@
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
 #include "symbiosis/memory_budget.h"
-#include "symbiosis/residency.h"
-#include "symbiosis/rocksdb_cache_model.h"
+#include "budget/residency.h"
+#include "model/rocksdb_cache_model.h"
 #include "symbiosis/rocksdb.h"
 
 namespace symbiosis::rocksdb {

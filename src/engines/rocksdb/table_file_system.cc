@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "symbiosis/residency.h"
+#include "budget/residency.h"
 #include "symbiosis/sched_times.h"
-#include "symbiosis/table_file_name.h"
+#include "model/table_file_name.h"
 
 namespace symbiosis::rocksdb {
 namespace {

@@ -17,10 +17,10 @@
 #include "engines/wiredtiger/adapter.h"
 #include "engines/wiredtiger/file_system.h"
 #include "symbiosis/cgroup.h"
-#include "symbiosis/device_read_cost.h"
+#include "budget/device_read_cost.h"
 #include "symbiosis/error.h"
 #include "symbiosis/memory_budget.h"
-#include "symbiosis/residency.h"
+#include "budget/residency.h"
 #include "symbiosis/wiredtiger.h"
 
 namespace symbiosis::wiredtiger {

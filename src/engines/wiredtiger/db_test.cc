@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "symbiosis/device_read_cost.h"
+#include "budget/device_read_cost.h"
 #include "testing/test_support.h"
 
 namespace symbiosis::wiredtiger {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engines/wiredtiger/adapter.h"
-#include "symbiosis/residency.h"
+#include "budget/residency.h"
 #include "symbiosis/sched_times.h"
 
 namespace symbiosis::wiredtiger {

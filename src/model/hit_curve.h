@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "symbiosis/ghost_lru.h"
+#include "model/ghost_lru.h"
 
 namespace symbiosis {
 

@@ -51,7 +51,7 @@
 #include <memory>
 
 #include "symbiosis/kernel_cache.h"
-#include "symbiosis/sampler.h"
+#include "model/sampler.h"
 
 namespace symbiosis {
 
