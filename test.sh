@@ -13,6 +13,7 @@ ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 echo "==> the installed package: examples/ built against it and run"
 prefix="$ROOT/build/install"
 rm -rf "$prefix" build/examples build/examples-data
+mkdir -p build/examples-data
 cmake --install build/native --prefix "$prefix" >/dev/null
 cmake -S examples -B build/examples -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build build/examples >/dev/null
