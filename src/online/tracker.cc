@@ -806,7 +806,7 @@ int64_t Tracker::ReadsStep(const CandidateStats& c) {
 
 // Scores a few percent apart do not rank a candidate that adds device
 // reads above one that does not: near a cliff the model's H_k errs by
-// more than that (controller.h, read_tie_margin). Only a cliff's: a
+// more than that (controller_config.h, read_tie_margin). Only a cliff's: a
 // candidate ties with the best if it at most halves the best's reads.
 // Where every candidate reads about as much, the error is elsewhere: in
 // RocksDB's hotspot10 at M/D_u 0.2, 40 MiB predicted 0.083 reads per

@@ -148,7 +148,7 @@ class Tracker {
   // else L_e (symbiosis/cost_model.h).
   double Score(const CandidateStats& c) const;
   // Whether m's L_e differs from the reference's beyond the change
-  // threshold and the change floor (controller.h, change_floor).
+  // threshold and the change floor (controller_config.h, change_floor).
   bool Changed(const Measurement& m, const Measurement& reference) const;
   void SetTarget(uint64_t bytes);
   bool StepResize();

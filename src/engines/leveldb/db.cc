@@ -148,7 +148,7 @@ class DbImpl final : public Db {
     config.second_tier_owned = emulated;
     config.app_cache_overhead = emulated ? 0 : options_.kernel_app_cache_overhead;
     // Every read may hit the page cache, where L_e is small beside C_k
-    // (controller.h, change_floor_on_parts).
+    // (controller_config.h, change_floor_on_parts).
     if (!config.change_floor_on_parts) config.change_floor_on_parts = true;
     if (options_.min_sampled_groups > 0) {
       config.sample_rate = SampleRateForTables(

@@ -222,7 +222,7 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
     // Settings left at their defaults take the engine budget's own.
     const ControllerConfig defaults;
     // The compressed cache's cliff is sharp: near it the model undercounts
-    // device reads (controller.h, read_tie_margin).
+    // device reads (controller_config.h, read_tie_margin).
     if (!config.read_tie_margin) config.read_tie_margin = 0.03;
     // They fill slowly: a block enters the secondary at its second
     // eviction. In hotspot10 at M/D_u 0.8 the model, filling fast, served

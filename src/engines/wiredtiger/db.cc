@@ -220,7 +220,7 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   c.app_cache_overhead = options_.kernel_app_cache_overhead;
   // At the page cache's cliff a device read costs more than A charges it,
   // H_a swings by several points between windows and the device reads by
-  // two (controller.h, read_tie_margin, app_miss_change_floor and
+  // two (controller_config.h, read_tie_margin, app_miss_change_floor and
   // device_read_change_floor).
   if (!c.read_tie_margin) c.read_tie_margin = 0.08;
   if (!c.change_floor_on_parts) c.change_floor_on_parts = true;
