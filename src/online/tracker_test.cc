@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/decision_record.h"
+
 namespace symbiosis {
 namespace {
 
@@ -1660,6 +1662,74 @@ TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
     EXPECT_TRUE(h.LastRound().trials.empty());
     EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
   }
+}
+
+// The scripted engines' decisions, recorded (testing/decision_record.h):
+// trials kept and refused, a model's adoption verified (then its
+// direction's end tried) and undone, threads asleep at a candidate, and
+// rounds that cannot judge backing off. A refactoring of the Tracker must
+// reproduce them byte for byte.
+TEST(TrackerTest, DecisionsAsRecorded) {
+  std::string out;
+  auto scenario = [&](const std::string& name, Harness& h) {
+    out += "== " + name + "\n" + testing::DecisionRecord(h.tracker->Stats().rounds) + "state " +
+           ControllerStateName(h.tracker->state()) + ", M_a " +
+           std::to_string(h.tracker->app_bytes()) + "\n";
+  };
+  for (const bool faster : {true, false}) {
+    Harness h(MeasuringConfig());
+    h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
+      h.timing = h.tracker->app_bytes() == kM / 8 && faster ? FasterThanModelled()
+                                                           : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    scenario(faster ? "trial kept" : "trial refused", h);
+  }
+  Harness::Timing slower = kFourThreadsOnOneCpu;
+  slower.cpu_ns *= 1.3;
+  slower.runnable_ns *= 1.3;
+  for (const bool faster : {true, false}) {
+    ControllerConfig c = MeasuringConfig();
+    c.resimulate_accesses = 60'000;
+    Harness h(c);
+    h.ScriptCandidates({0.6, 0.3, 0.1, 0.07}, {0.01, 0.03, 0.05, 0.06}, 0.3, 0.1);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    for (uint64_t n = 0; n < 200'000; n += Harness::kChunk) {
+      h.timing = h.tracker->app_bytes() == kM * 2 / 8 ? (faster ? FasterThanModelled() : slower)
+                                                      : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    scenario(faster ? "adoption verified" : "adoption undone", h);
+  }
+  {
+    Harness::Timing sleeping = FasterThanModelled();
+    sleeping.wall_ns = 7000;
+    Harness h(MeasuringConfig());
+    h.ScriptCandidates({0.6, 0.575, 0.5}, {0.01, 0.01, 0.02}, 0.6, 0.06);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    for (uint64_t n = 0; n < 60'000; n += Harness::kChunk) {
+      const uint64_t at = h.tracker->app_bytes();
+      h.timing = at == kM / 8       ? sleeping
+                 : at == 2 * kM / 8 ? FasterThanModelled()
+                                    : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    scenario("threads asleep at a candidate", h);
+  }
+  {
+    ControllerConfig c = SmallConfig();
+    c.resimulate_accesses = 20'000;
+    c.max_unjudged_rounds = 2;
+    c.churn_backoff_accesses = 100'000;
+    Harness h(c);
+    h.sim.app_miss[8] = 0.1;
+    h.Start();
+    h.Run(400'000, 0.8, 1.0);
+    scenario("rounds that cannot judge", h);
+  }
+  testing::ExpectRecordedDecisions("tracker_scripted", out);
 }
 
 }  // namespace
