@@ -455,7 +455,7 @@ int MemoryPart(const Flags& flags) {
   const Sampler sampler(SamplerOptions{cfg.sample_rate, cfg.group_blocks, cfg.block_disk_bytes});
   // The engine's outcomes as at M_a = 8 MiB: almost no application hits;
   // about M / D_c of the reads hit the kernel.
-  const double app_hit = static_cast<double>(cfg.initial_app_bytes) / layout.memory_bytes();
+  const double app_hit = static_cast<double>(cfg.initial_ma_bytes) / layout.memory_bytes();
   const double kernel_hit = std::min(1.0, static_cast<double>(memory) / layout.disk_bytes());
   const uint64_t n = 3'000'000;
   const Events events = MakeEvents(layout, "uniform", n, flags.seed + 1, app_hit, kernel_hit, sampler);

@@ -75,7 +75,7 @@ for cell in sys.argv[4:]:
     runs = [summary(name, r) for r in range(1, repeats + 1)]
     text = "  ".join(f"{s['median_ratio']:.4f} ({s['median_low']:.4f}-{s['median_high']:.4f})"
                      for s in runs)
-    line = (f"{name:13} {runs[0]['app_bytes'] / 2**20:9.1f}  {runs[0]['hit']:.4f}  "
+    line = (f"{name:13} {runs[0]['ma_bytes'] / 2**20:9.1f}  {runs[0]['hit']:.4f}  "
             f"{statistics.median(s['b_ops_per_s'] for s in runs):14.0f}  {text}  "
             f"{statistics.median(s['median_ratio'] for s in runs):.4f}")
     if control:

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   const symbiosis::rocksdb::Stats stats = db->GetStats();
   std::printf("rocksdb: M %llu MiB, block cache %llu MiB, %llu lookups, %llu hits, state %s\n",
               static_cast<unsigned long long>(stats.memory_bytes >> 20),
-              static_cast<unsigned long long>(stats.app_capacity_bytes >> 20),
+              static_cast<unsigned long long>(stats.ma_bytes >> 20),
               static_cast<unsigned long long>(stats.lookups),
               static_cast<unsigned long long>(stats.app_hits),
               symbiosis::ControllerStateName(stats.controller.state));

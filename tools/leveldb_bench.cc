@@ -87,7 +87,7 @@ class LevelDbEngine final : public sb::BenchEngine {
   bool NeedsCgroup(const std::string& budget) const override { return budget == "kernel"; }
   std::string FallbackBudget() const override { return "emulated"; }
   uint64_t min_memory_bytes() const override { return sl::kMinMemoryBytes; }
-  uint64_t default_app_bytes(uint64_t) const override { return 8ull << 20; }  // LevelDB's default
+  uint64_t default_ma_bytes(uint64_t) const override { return 8ull << 20; }  // LevelDB's default
 
   uint64_t TableBytes(const std::string& path) const override {
     uint64_t bytes = 0;
@@ -120,8 +120,8 @@ class LevelDbEngine final : public sb::BenchEngine {
     options.memory_bytes = request.in_cgroup ? 0 : request.memory;
     options.controller.memory_reserve_bytes = request.reserve;
     if (request.app_cache_overhead) options.kernel_app_cache_overhead = *request.app_cache_overhead;
-    options.adaptive = !request.static_app_bytes.has_value();
-    options.static_app_bytes = request.static_app_bytes.value_or(0);
+    options.adaptive = !request.static_ma_bytes.has_value();
+    options.static_ma_bytes = request.static_ma_bytes.value_or(0);
     options.device_latency_ns = request.device_latency_ns;
     std::unique_ptr<sl::Db> db;
     const ::leveldb::Status status = sl::Open(options, request.path, &db);

@@ -111,7 +111,7 @@ class RocksDbEngine final : public sb::BenchEngine {
   bool NeedsCgroup(const std::string& budget) const override { return budget == "kernel"; }
   std::string FallbackBudget() const override { return "engine"; }
   uint64_t min_memory_bytes() const override { return sr::kMinMemoryBytes; }
-  uint64_t default_app_bytes(uint64_t) const override { return 8ull << 20; }  // RocksDB's default
+  uint64_t default_ma_bytes(uint64_t) const override { return 8ull << 20; }  // RocksDB's default
 
   uint64_t TableBytes(const std::string& path) const override {
     uint64_t bytes = 0;
@@ -147,8 +147,8 @@ class RocksDbEngine final : public sb::BenchEngine {
     if (request.app_cache_overhead) {
       options.budget.kernel_app_cache_overhead = *request.app_cache_overhead;
     }
-    options.budget.adaptive = !request.static_app_bytes.has_value();
-    options.budget.static_app_bytes = request.static_app_bytes.value_or(0);
+    options.budget.adaptive = !request.static_ma_bytes.has_value();
+    options.budget.static_ma_bytes = request.static_ma_bytes.value_or(0);
     std::unique_ptr<sr::Db> db;
     const ::rocksdb::Status status = sr::Open(options, request.path, &db);
     if (!status.ok()) {

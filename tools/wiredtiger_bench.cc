@@ -211,7 +211,7 @@ class WiredTigerEngine final : public sb::BenchEngine {
   std::string FallbackBudget() const override { return ""; }
   uint64_t min_memory_bytes() const override { return sw::kMinMemoryBytes; }
   // The paper's WiredTiger default: 256 MB of a 1 GB budget.
-  uint64_t default_app_bytes(uint64_t memory) const override { return memory / 4; }
+  uint64_t default_ma_bytes(uint64_t memory) const override { return memory / 4; }
 
   uint64_t TableBytes(const std::string& path) const override {
     std::error_code error;
@@ -226,7 +226,7 @@ class WiredTigerEngine final : public sb::BenchEngine {
     options.extensions = {sw::kSnappyExtension};
     options.memory_bytes = 256ull << 20;  // the load's cache
     options.adaptive = false;
-    options.static_app_bytes = 128ull << 20;
+    options.static_ma_bytes = 128ull << 20;
     std::unique_ptr<sw::Db> db;
     const sw::Status status = sw::Open(options, path, &db);
     if (!status.ok()) {
@@ -254,9 +254,9 @@ class WiredTigerEngine final : public sb::BenchEngine {
     options.memory_bytes = request.in_cgroup ? 0 : request.memory;
     options.controller.memory_reserve_bytes = request.reserve;
     if (request.app_cache_overhead) options.kernel_app_cache_overhead = *request.app_cache_overhead;
-    options.adaptive = !request.static_app_bytes.has_value();
+    options.adaptive = !request.static_ma_bytes.has_value();
     // static-0 runs WiredTiger's smallest cache.
-    options.static_app_bytes = std::max(request.static_app_bytes.value_or(0), sw::kMinCacheBytes);
+    options.static_ma_bytes = std::max(request.static_ma_bytes.value_or(0), sw::kMinCacheBytes);
     std::unique_ptr<sw::Db> db;
     const sw::Status status = sw::Open(options, request.path, &db);
     if (!status.ok()) {

@@ -118,7 +118,7 @@ constexpr uint32_t kStableSchedSampleSlowdown = 8;
 
 class Controller {
  public:
-  // Applies config.initial_app_bytes through `resizer` (may be null: then
+  // Applies config.initial_ma_bytes through `resizer` (may be null: then
   // decisions are only visible in Stats()). Throws InputError for a bad
   // config and CgroupError when M must come from a cgroup that has none.
   // REQUIRES: `resizer` outlives the Controller.

@@ -25,9 +25,9 @@ struct ControllerConfig {
   // memtables, index and filter blocks.
   uint64_t memory_reserve_bytes = uint64_t{64} << 20;
   // The engine's own default M_a (LevelDB 8 MiB); the reset policy's target.
-  uint64_t default_app_bytes = uint64_t{8} << 20;
+  uint64_t default_ma_bytes = uint64_t{8} << 20;
   // M_a when the Controller starts; applied through the Resizer at once.
-  uint64_t initial_app_bytes = uint64_t{8} << 20;
+  uint64_t initial_ma_bytes = uint64_t{8} << 20;
   // Whether the engine owns the second tier (a compressed cache sized
   // M - M_a through Resizer::SetSecondTierCapacity); otherwise the kernel
   // page cache takes the rest on its own.
@@ -37,7 +37,7 @@ struct ControllerConfig {
   uint32_t candidates = 9;        // M_a = lo + (M - lo) * i / (candidates - 1), >= 2
   // lo = M * min_app_fraction: the engine's floor. WiredTiger's cache
   // performs badly when small (the paper searched M_a >= M / 4); LevelDB
-  // and RocksDB have none (0). The reset policy and initial_app_bytes are
+  // and RocksDB have none (0). The reset policy and initial_ma_bytes are
   // raised to it.
   double min_app_fraction = 0;
   double change_threshold = 0.10;  // relative L_e change that starts a round

@@ -107,8 +107,8 @@ struct ControllerStats {
   // model copies; -1 without.
   int block_cache_shard_bits = -1;
   int secondary_cache_shard_bits = -1;
-  uint64_t app_bytes = 0;         // M_a applied now
-  uint64_t target_app_bytes = 0;  // M_a being moved to
+  uint64_t ma_bytes = 0;         // M_a applied now
+  uint64_t target_ma_bytes = 0;  // M_a being moved to
   uint64_t accesses = 0;          // application-cache accesses seen
   // The last full window.
   double hit_app = 0;

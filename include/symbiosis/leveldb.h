@@ -58,10 +58,10 @@ struct Options {
   uint64_t memory_bytes = 0;
 
   // true: the Controller sizes the block cache (starting from
-  // controller.initial_app_bytes). false: a static split, M_a =
-  // static_app_bytes.
+  // controller.initial_ma_bytes). false: a static split, M_a =
+  // static_ma_bytes.
   bool adaptive = true;
-  uint64_t static_app_bytes = 8ull << 20;  // LevelDB's default cache size
+  uint64_t static_ma_bytes = 8ull << 20;  // LevelDB's default cache size
   ControllerConfig controller;            // memory_bytes is ignored
   // Kernel budget: model the read-ahead of the device under the DB path
   // (its read_ahead_kb) instead of controller.max_readahead_pages.
@@ -98,7 +98,7 @@ struct Stats {
   Budget budget = Budget::kKernel;
   bool adaptive = false;
   uint64_t memory_bytes = 0;       // M
-  uint64_t app_capacity_bytes = 0;   // M_a now
+  uint64_t ma_bytes = 0;   // M_a now
   uint64_t app_usage_bytes = 0;
   uint64_t second_tier_bytes = 0;  // emulated: M - M_a; kernel: 0 (implicit)
   uint64_t lookups = 0;            // foreground block-cache lookups

@@ -41,7 +41,7 @@ struct ReplayPoint {
   double hit_app = 0;
   double hit_kernel = 0;  // among application misses
   double latency = 0;     // L_e with the replay's true costs
-  uint64_t app_bytes = 0;  // M_a at the end of the interval
+  uint64_t ma_bytes = 0;  // M_a at the end of the interval
   ControllerState state = ControllerState::kStable;
 };
 

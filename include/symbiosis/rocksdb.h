@@ -59,11 +59,11 @@ struct BudgetOptions {
   // M. 0 (kernel budget only): this process's cgroup limit minus
   // controller.memory_reserve_bytes.
   uint64_t memory_bytes = 0;
-  // true: the Controller sizes the caches (from controller.initial_app_bytes).
-  // false: a static split, M_a = static_app_bytes.
+  // true: the Controller sizes the caches (from controller.initial_ma_bytes).
+  // false: a static split, M_a = static_ma_bytes.
   bool adaptive = true;
   // RocksDB 7.8 makes an 8 MiB block cache when none is given.
-  uint64_t static_app_bytes = 8ull << 20;
+  uint64_t static_ma_bytes = 8ull << 20;
   ControllerConfig controller;  // memory_bytes is ignored
   // Engine budget: the secondary cache's compression. The default is the
   // table files' own (snappy), so a block takes about as much room there
@@ -91,7 +91,7 @@ struct Stats {
   Budget budget = Budget::kEngine;
   bool adaptive = false;
   uint64_t memory_bytes = 0;          // M
-  uint64_t app_capacity_bytes = 0;    // M_a now
+  uint64_t ma_bytes = 0;    // M_a now
   uint64_t app_usage_bytes = 0;
   uint64_t second_tier_bytes = 0;     // engine: M - M_a; kernel: 0 (implicit)
   uint64_t lookups = 0;               // foreground block-cache lookups

@@ -74,9 +74,9 @@ struct Options {
   // M. 0: this process's cgroup limit minus controller.memory_reserve_bytes.
   uint64_t memory_bytes = 0;
   // true: the Controller sizes the cache between the floor and M.
-  // false: a static split, cache_size = static_app_bytes.
+  // false: a static split, cache_size = static_ma_bytes.
   bool adaptive = true;
-  uint64_t static_app_bytes = 0;  // 0: M / 4, as the paper's default
+  uint64_t static_ma_bytes = 0;  // 0: M / 4, as the paper's default
   // The floor of the candidates, as a fraction of M: WiredTiger slows
   // down sharply when its cache is small (the paper searched M_a >= M/4).
   double min_app_fraction = 0.25;
@@ -112,7 +112,7 @@ struct Options {
 struct Stats {
   bool adaptive = false;
   uint64_t memory_bytes = 0;        // M
-  uint64_t app_capacity_bytes = 0;  // cache_size now
+  uint64_t ma_bytes = 0;  // cache_size now
   uint64_t app_usage_bytes = 0;     // WiredTiger's bytes in the cache
   uint64_t lookups = 0;             // marked operations
   uint64_t app_hits = 0;            // of which without a leaf page read

@@ -179,11 +179,11 @@ py::dict Replay(const BlockTrace& trace, uint64_t memory_bytes, double ca, doubl
     t["hit_app"] = p.hit_app;
     t["hit_kernel"] = p.hit_kernel;
     t["latency"] = p.latency;
-    t["app_bytes"] = p.app_bytes;
+    t["ma_bytes"] = p.ma_bytes;
     t["state"] = ControllerStateName(p.state);
     timeline.append(t);
   }
-  d["initial_ma_bytes"] = options.controller.initial_app_bytes;
+  d["initial_ma_bytes"] = options.controller.initial_ma_bytes;
   d["final_ma_bytes"] = result.final_ma_bytes;
   d["mean_latency"] = result.mean_latency;
   d["block_disk_bytes"] = options.controller.block_disk_bytes;

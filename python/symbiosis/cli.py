@@ -287,7 +287,7 @@ def _add_replay_args(p: argparse.ArgumentParser) -> None:
     out.add_argument("--quiet", action="store_true", help="no table, no progress bar")
 
 
-REPLAY_MIN_MEMORY = 8 << 20  # ControllerConfig::default_app_bytes (LevelDB's 8 MiB)
+REPLAY_MIN_MEMORY = 8 << 20  # ControllerConfig::default_ma_bytes (LevelDB's 8 MiB)
 REPLAY_GROUP_BLOCKS = 32  # ControllerConfig::group_blocks, G
 
 

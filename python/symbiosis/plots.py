@@ -106,7 +106,7 @@ def plot_replay(result: dict, path: str) -> None:
     ends = [p["end_access"] / scale for p in timeline]
     xs = [0.0] + ends  # each interval's value holds until its end (steps-pre)
     latency = [p["latency"] for p in timeline]
-    app = [p["app_bytes"] / MIB for p in timeline]
+    app = [p["ma_bytes"] / MIB for p in timeline]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True,
                                       gridspec_kw={"height_ratios": [3, 2]})
     top.plot(xs, latency[:1] + latency, drawstyle="steps-pre", lw=1.2,

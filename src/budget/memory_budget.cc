@@ -18,7 +18,7 @@ uint64_t ResolveMemoryBudget(uint64_t memory_bytes, uint64_t reserve_bytes,
   }
   if (*limit <= reserve_bytes || *limit - reserve_bytes < min_app_bytes) {
     throw InputError("controller config: the cgroup limit " + std::to_string(*limit) +
-                     " bytes minus memory_reserve_bytes leaves less than default_app_bytes; "
+                     " bytes minus memory_reserve_bytes leaves less than default_ma_bytes; "
                      "lower the reserve or raise the limit");
   }
   return *limit - reserve_bytes;

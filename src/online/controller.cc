@@ -74,12 +74,12 @@ class Controller::Rep {
                              config_.parallel_candidates},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
-    if (config_.initial_app_bytes > memory_) {
-      throw InputError("controller config: initial_app_bytes exceeds the budget M = " +
+    if (config_.initial_ma_bytes > memory_) {
+      throw InputError("controller config: initial_ma_bytes exceeds the budget M = " +
                        std::to_string(memory_) + " bytes");
     }
     Publish();
-    applied_bytes_ = decided_bytes_ = tracker_.app_bytes();
+    applied_bytes_ = decided_bytes_ = tracker_.ma_bytes();
     if (resizer_ != nullptr) {
       if (config_.second_tier_owned) resizer_->SetSecondTierCapacity(memory_ - applied_bytes_);
       resizer_->SetAppCacheCapacity(applied_bytes_);
@@ -275,7 +275,7 @@ class Controller::Rep {
       }
       Publish();
       if (!changed) return;
-      decided_bytes_ = tracker_.app_bytes();
+      decided_bytes_ = tracker_.ma_bytes();
       decided_seq_.fetch_add(1, std::memory_order_release);
     }
     Apply();
@@ -295,10 +295,10 @@ class Controller::Rep {
            applied_seq_.load(std::memory_order_acquire)) {
       std::unique_lock<std::mutex> resizing(resize_mu_, std::try_to_lock);
       if (!resizing.owns_lock()) return;
-      uint64_t app_bytes, seq;
+      uint64_t ma_bytes, seq;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        app_bytes = decided_bytes_;
+        ma_bytes = decided_bytes_;
         seq = decided_seq_.load(std::memory_order_relaxed);
       }
       struct Reentry {
@@ -306,11 +306,11 @@ class Controller::Rep {
         ~Reentry() { in_resizer = false; }
       } reentry;
       const uint64_t step = tracker_.step_bytes();  // const: no lock needed
-      while (applied_bytes_ != app_bytes) {
-        uint64_t next = app_bytes;
-        if (app_bytes > applied_bytes_ && app_bytes - applied_bytes_ > step) {
+      while (applied_bytes_ != ma_bytes) {
+        uint64_t next = ma_bytes;
+        if (ma_bytes > applied_bytes_ && ma_bytes - applied_bytes_ > step) {
           next = applied_bytes_ + step;
-        } else if (applied_bytes_ > app_bytes && applied_bytes_ - app_bytes > step) {
+        } else if (applied_bytes_ > ma_bytes && applied_bytes_ - ma_bytes > step) {
           next = applied_bytes_ - step;
         }
         Resize(applied_bytes_, next);
@@ -321,15 +321,15 @@ class Controller::Rep {
   }
 
   // Shrinks before it grows, so that M_a + M_k <= M throughout.
-  void Resize(uint64_t old_bytes, uint64_t app_bytes) {
-    if (resizer_ == nullptr || old_bytes == app_bytes) return;
+  void Resize(uint64_t old_bytes, uint64_t ma_bytes) {
+    if (resizer_ == nullptr || old_bytes == ma_bytes) return;
     const bool tier = config_.second_tier_owned;
-    if (app_bytes < old_bytes) {
-      resizer_->SetAppCacheCapacity(app_bytes);
-      if (tier) resizer_->SetSecondTierCapacity(memory_ - app_bytes);
+    if (ma_bytes < old_bytes) {
+      resizer_->SetAppCacheCapacity(ma_bytes);
+      if (tier) resizer_->SetSecondTierCapacity(memory_ - ma_bytes);
     } else {
-      if (tier) resizer_->SetSecondTierCapacity(memory_ - app_bytes);
-      resizer_->SetAppCacheCapacity(app_bytes);
+      if (tier) resizer_->SetSecondTierCapacity(memory_ - ma_bytes);
+      resizer_->SetAppCacheCapacity(ma_bytes);
     }
   }
 

@@ -86,10 +86,10 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.memory_bytes > 0,
           "memory_bytes (M) must be set: the budget, or the memory cgroup's limit less a reserve "
           "(ResolveMemoryBudget, symbiosis/memory_budget.h)");
-  Require(c.memory_bytes >= c.default_app_bytes,
-          "memory_bytes (M) must be at least default_app_bytes");
-  Require(c.initial_app_bytes <= c.memory_bytes,
-          "initial_app_bytes must not exceed memory_bytes (M)");
+  Require(c.memory_bytes >= c.default_ma_bytes,
+          "memory_bytes (M) must be at least default_ma_bytes");
+  Require(c.initial_ma_bytes <= c.memory_bytes,
+          "initial_ma_bytes must not exceed memory_bytes (M)");
 }
 
 double SampleRateForTables(const ControllerConfig& config, uint64_t table_bytes,

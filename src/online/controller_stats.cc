@@ -61,8 +61,8 @@ std::string ToJson(const ControllerStats& s) {
     j += ", \"shard_bits\": {\"block_cache\": " + std::to_string(s.block_cache_shard_bits) +
          ", \"secondary_cache\": " + std::to_string(s.secondary_cache_shard_bits) + "}";
   }
-  j += ", \"app_bytes\": " + std::to_string(s.app_bytes);
-  j += ", \"target_app_bytes\": " + std::to_string(s.target_app_bytes);
+  j += ", \"ma_bytes\": " + std::to_string(s.ma_bytes);
+  j += ", \"target_ma_bytes\": " + std::to_string(s.target_ma_bytes);
   j += ", \"accesses\": " + std::to_string(s.accesses);
   j += ", \"hit_app\": " + JsonNumber(s.hit_app);
   j += ", \"hit_kernel\": " + JsonNumber(s.hit_kernel);

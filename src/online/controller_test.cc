@@ -78,8 +78,8 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c = Budget(4 * kMiB);  // below the 8 MiB default M_a
   ExpectRejected(c, "memory_bytes");
   c = Budget(m);
-  c.initial_app_bytes = 2 * m;
-  ExpectRejected(c, "initial_app_bytes");
+  c.initial_ma_bytes = 2 * m;
+  ExpectRejected(c, "initial_ma_bytes");
   c = Budget(m);
   c.costs.kernel_miss = -1;
   ExpectRejected(c, "costs");
@@ -219,7 +219,7 @@ class CheckingResizer final : public Resizer {
 ControllerConfig FastConfig(uint64_t m) {
   ControllerConfig c = Budget(m);
   c.second_tier_owned = true;
-  c.initial_app_bytes = m / 2;
+  c.initial_ma_bytes = m / 2;
   c.sample_rate = 1.0 / 4;
   c.window_accesses = 5000;
   c.round_warmup_accesses = 5000;
@@ -261,7 +261,7 @@ TEST(ControllerTest, StableAsksForFewerTimedReads) {
 TEST(ControllerTest, AtNoApplicationCacheAShrunkWorkingSetStartsARound) {
   ControllerConfig c = FastConfig(64 * kMiB);
   c.start_with_round = false;
-  c.initial_app_bytes = 0;
+  c.initial_ma_bytes = 0;
   Controller controller(c, nullptr);
   constexpr uint64_t kPerPhase = 400'000;
   std::atomic<uint64_t> fed{0};
@@ -303,7 +303,7 @@ TEST(ControllerTest, EightThreadsFeedEventsWhileResizesHappen) {
   std::thread reader([&] {
     while (!done.load()) {
       const ControllerStats s = controller.Stats();
-      EXPECT_LE(s.app_bytes, m);
+      EXPECT_LE(s.ma_bytes, m);
       EXPECT_FALSE(ToJson(s).empty());
     }
   });

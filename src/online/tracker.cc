@@ -47,7 +47,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
       simulator_(simulator),
       costs_(config.costs),
       floor_bytes_(static_cast<uint64_t>(config.min_app_fraction * memory_bytes)),
-      applied_(std::clamp(config.initial_app_bytes, floor_bytes_, memory_bytes)),
+      applied_(std::clamp(config.initial_ma_bytes, floor_bytes_, memory_bytes)),
       target_(applied_),
       window_end_(config.window_accesses) {
   if (config.start_with_round) {
@@ -556,7 +556,7 @@ void Tracker::StartRound(const std::string& trigger, bool rose) {
   round_ = RoundStats{};
   round_.start_access = now_;
   round_.trigger = trigger;
-  const uint64_t reset_bytes = std::max(config_.default_app_bytes, floor_bytes_);
+  const uint64_t reset_bytes = std::max(config_.default_ma_bytes, floor_bytes_);
   if (rose && config_.reset_on_rise && target_ > reset_bytes) {
     round_.reset = true;
     SetTarget(reset_bytes);
@@ -1271,8 +1271,8 @@ ControllerStats Tracker::Stats() const {
   s.state = state_;
   s.settings = settings_;
   s.memory_bytes = memory_bytes_;
-  s.app_bytes = applied_;
-  s.target_app_bytes = target_;
+  s.ma_bytes = applied_;
+  s.target_ma_bytes = target_;
   s.accesses = now_;
   if (last_window_) {
     s.hit_app = last_window_->hit_app;

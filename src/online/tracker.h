@@ -61,11 +61,11 @@ struct EventTotals {
 class Tracker {
  public:
   // REQUIRES: ValidateControllerConfig(config) passed; memory_bytes > 0
-  // and >= config.default_app_bytes; `simulator` outlives the Tracker.
+  // and >= config.default_ma_bytes; `simulator` outlives the Tracker.
   Tracker(const ControllerConfig& config, uint64_t memory_bytes, RoundSimulator* simulator);
 
   // Handles whatever came due by totals.accesses. Returns true if the
-  // applied M_a changed (read it from app_bytes()).
+  // applied M_a changed (read it from ma_bytes()).
   bool Advance(const EventTotals& totals);
 
   // The access count at which Advance next has work.
@@ -81,10 +81,10 @@ class Tracker {
   // changes, by the caller after the Advance that changed it.
   bool probing() const { return probing_; }
   uint64_t probe_stretch() const { return probe_stretch_; }
-  uint64_t app_bytes() const { return applied_; }
+  uint64_t ma_bytes() const { return applied_; }
   // The most M_a moves in one resize step.
   uint64_t step_bytes() const { return step_bytes_; }
-  uint64_t target_app_bytes() const { return target_; }
+  uint64_t target_ma_bytes() const { return target_; }
   ControllerState state() const { return state_; }
   const MissCosts& costs() const { return costs_; }
 

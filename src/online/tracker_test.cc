@@ -88,8 +88,8 @@ class ScriptedSimulator final : public RoundSimulator {
 ControllerConfig SmallConfig() {
   ControllerConfig c;
   c.memory_bytes = kM;
-  c.default_app_bytes = 8 * kMiB;
-  c.initial_app_bytes = 8 * kMiB;
+  c.default_ma_bytes = 8 * kMiB;
+  c.initial_ma_bytes = 8 * kMiB;
   c.sample_rate = 1;
   c.window_accesses = 1000;
   c.round_warmup_accesses = 2000;
@@ -167,9 +167,9 @@ class Harness {
       if (tracker->simulating()) sim.Access(kChunk);
       totals.probe_distinct = tracker->probing() ? working_set : 0;
       if (totals.accesses >= tracker->next_deadline()) {
-        const uint64_t before = tracker->app_bytes();
+        const uint64_t before = tracker->ma_bytes();
         if (tracker->Advance(totals)) {
-          const uint64_t after = tracker->app_bytes();
+          const uint64_t after = tracker->ma_bytes();
           max_step = std::max(max_step, after > before ? after - before : before - after);
         }
       }
@@ -269,9 +269,9 @@ TEST(TrackerTest, FirstRoundAdoptsAClearlyBetterCandidateAndResizesGradually) {
   EXPECT_NEAR(r.measured_latency, 3.1, 0.02);
   EXPECT_EQ(h.sim.ends, 1);  // ghosts freed
   EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
-  EXPECT_EQ(h.tracker->target_app_bytes(), kM);
+  EXPECT_EQ(h.tracker->target_ma_bytes(), kM);
   h.Run(5000, kHa, kHk);
-  EXPECT_EQ(h.tracker->app_bytes(), kM);
+  EXPECT_EQ(h.tracker->ma_bytes(), kM);
   EXPECT_LE(h.max_step, kM / 16);  // one step at a time
   h.Run(5000, kHa, kHk);
   EXPECT_EQ(h.tracker->state(), ControllerState::kStable);
@@ -317,7 +317,7 @@ TEST(TrackerTest, CandidatesStartAtTheEnginesFloor) {
   h.sim.app_miss[0] = 0.1;  // the floor itself predicts best
   h.sim.kernel_miss[0] = 0.1;
   h.Start();
-  EXPECT_EQ(h.tracker->app_bytes(), kM / 4);  // 8 MiB initial, raised to the floor
+  EXPECT_EQ(h.tracker->ma_bytes(), kM / 4);  // 8 MiB initial, raised to the floor
   h.RunRound(kHa, kHk);
   const RoundStats& r = h.LastRound();
   ASSERT_EQ(r.candidates.size(), 9u);
@@ -326,7 +326,7 @@ TEST(TrackerTest, CandidatesStartAtTheEnginesFloor) {
   }
   EXPECT_TRUE(r.candidates[0].current);
   EXPECT_EQ(r.decision, "rejected") << r.reason;  // the current one is best: nothing lower exists
-  EXPECT_GE(h.tracker->target_app_bytes(), kM / 4);
+  EXPECT_GE(h.tracker->target_ma_bytes(), kM / 4);
 }
 
 // A ghost that is no stack (RocksDB's tiers) counts each candidate's
@@ -355,7 +355,7 @@ TEST(TrackerTest, RejectsAGainBelowTheThreshold) {
   const RoundStats& r = h.LastRound();
   EXPECT_EQ(r.decision, "rejected");
   EXPECT_NE(r.reason.find("no candidate gains 10%"), std::string::npos) << r.reason;
-  EXPECT_EQ(h.tracker->target_app_bytes(), 8 * kMiB);
+  EXPECT_EQ(h.tracker->target_ma_bytes(), 8 * kMiB);
 }
 
 // Within read_tie_margin of the best score, the candidate predicting the
@@ -403,7 +403,7 @@ TEST(TrackerTest, RejectsEverythingWhenTheModelDisagreesWithTheEngine) {
   const RoundStats& r = h.LastRound();
   EXPECT_EQ(r.decision, "rejected");
   EXPECT_NE(r.reason.find("model is off"), std::string::npos) << r.reason;
-  EXPECT_EQ(h.tracker->target_app_bytes(), 8 * kMiB);
+  EXPECT_EQ(h.tracker->target_ma_bytes(), 8 * kMiB);
 }
 
 // Rounds that cannot judge (here the model is off, as above) cost their
@@ -458,7 +458,7 @@ TEST(TrackerTest, ExtendsShortStagesAndRejectsWithoutEnoughSamples) {
 TEST(TrackerTest, StableReferenceFollowsWarmupThenARiseStartsARoundWithReset) {
   ControllerConfig c = SmallConfig();
   c.start_with_round = false;
-  c.initial_app_bytes = 512 * kMiB;
+  c.initial_ma_bytes = 512 * kMiB;
   Harness h(c);
   h.Start();
   EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
@@ -484,8 +484,8 @@ TEST(TrackerTest, StableReferenceFollowsWarmupThenARiseStartsARoundWithReset) {
   const RoundStats& r = h.LastRound();
   EXPECT_TRUE(r.reset);
   EXPECT_NE(r.trigger.find("rose"), std::string::npos) << r.trigger;
-  EXPECT_EQ(h.tracker->target_app_bytes(), c.default_app_bytes);
-  EXPECT_EQ(r.current_ma_bytes, c.default_app_bytes);
+  EXPECT_EQ(h.tracker->target_ma_bytes(), c.default_ma_bytes);
+  EXPECT_EQ(r.current_ma_bytes, c.default_ma_bytes);
 }
 
 // A round that began on a fall sees its lowest windows at the dip. L_e
@@ -495,7 +495,7 @@ TEST(TrackerTest, StableReferenceFollowsWarmupThenARiseStartsARoundWithReset) {
 TEST(TrackerTest, ARestartResetsOnlyOnARiseAboveTheReferenceBeforeTheRound) {
   ControllerConfig c = SmallConfig();
   c.start_with_round = false;
-  c.initial_app_bytes = 512 * kMiB;
+  c.initial_ma_bytes = 512 * kMiB;
   const auto fall_then = [&c](double ha) {
     auto h = std::make_unique<Harness>(c);
     h->Start();
@@ -512,14 +512,14 @@ TEST(TrackerTest, ARestartResetsOnlyOnARiseAboveTheReferenceBeforeTheRound) {
   EXPECT_EQ(s.rounds[0].decision, "abandoned") << s.rounds[0].reason;
   EXPECT_EQ(s.rounds[1].trigger.rfind("restart", 0), 0u) << s.rounds[1].trigger;
   EXPECT_FALSE(s.rounds[1].reset);
-  EXPECT_EQ(h->tracker->target_app_bytes(), 512 * kMiB);
+  EXPECT_EQ(h->tracker->target_ma_bytes(), 512 * kMiB);
 
   const auto rise = fall_then(0.6);  // 4.4, 33% above the reference
   s = rise->tracker->Stats();
   ASSERT_EQ(s.rounds.size(), 2u);
   EXPECT_EQ(s.rounds[0].decision, "abandoned") << s.rounds[0].reason;
   EXPECT_TRUE(s.rounds[1].reset);
-  EXPECT_EQ(rise->tracker->target_app_bytes(), c.default_app_bytes);
+  EXPECT_EQ(rise->tracker->target_ma_bytes(), c.default_ma_bytes);
 }
 
 // At a page-cache cliff the kernel's hit ratio swings from one window to
@@ -729,7 +729,7 @@ TEST(TrackerTest, AtNoApplicationCacheAWorkingSetThatShrankStartsARound) {
   for (const double after : {600.0, 800.0}) {
     ControllerConfig c = SmallConfig();
     c.start_with_round = false;
-    c.initial_app_bytes = 0;
+    c.initial_ma_bytes = 0;
     Harness h(c);
     h.Start();
     h.working_set = 1000;
@@ -780,7 +780,7 @@ TEST(TrackerTest, AtNoApplicationCacheAWorkingSetThatShrankStartsARound) {
 // working set halves during the long settle.
 TEST(TrackerTest, TheProbesFirstStretchIsTakenFromTheRoundsEndOn) {
   ControllerConfig c = SmallConfig();
-  c.initial_app_bytes = kM / 8;
+  c.initial_ma_bytes = kM / 8;
   c.settle_accesses = 20'000;
   Harness h(c);
   h.ScriptCandidates({1.0, 0.5}, {0.0, 0.3}, 0.5, 0.3);
@@ -788,7 +788,7 @@ TEST(TrackerTest, TheProbesFirstStretchIsTakenFromTheRoundsEndOn) {
   h.Start();
   h.RunRound(0.5, 0.4);
   ASSERT_EQ(h.LastRound().decision, "adopted") << h.LastRound().reason;
-  EXPECT_EQ(h.tracker->target_app_bytes(), 0u);
+  EXPECT_EQ(h.tracker->target_ma_bytes(), 0u);
   h.Run(10'000, 0, 1);  // settling at 0 MiB: the first stretch, then a rest
   EXPECT_EQ(h.tracker->state(), ControllerState::kSettling);
   EXPECT_FALSE(h.tracker->probing());
@@ -1038,9 +1038,9 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
     ASSERT_EQ(round.decision, "rejected") << round.reason;
     EXPECT_NEAR(round.candidates[1].predicted_access_time, 20, 0.5);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
-    EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);  // measures the current M_a first
+    EXPECT_EQ(h.tracker->ma_bytes(), 8 * kMiB);  // measures the current M_a first
     for (uint64_t n = 0; n < 20'000; n += Harness::kChunk) {
-      const bool at_candidate = h.tracker->app_bytes() == kM / 8;
+      const bool at_candidate = h.tracker->ma_bytes() == kM / 8;
       h.timing = at_candidate && candidate_is_faster ? faster : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
@@ -1054,12 +1054,12 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
       EXPECT_NEAR(r.trials[0].after, 18.25, 0.5);
       EXPECT_EQ(r.decision, "adopted") << r.reason;
       EXPECT_EQ(r.adopted_ma_bytes, kM / 8);
-      EXPECT_EQ(h.tracker->app_bytes(), kM / 8);
+      EXPECT_EQ(h.tracker->ma_bytes(), kM / 8);
       EXPECT_NE(r.reason.find("kept"), std::string::npos) << r.reason;
     } else {
       EXPECT_NEAR(r.trials[0].after, 21, 0.5);
       EXPECT_EQ(r.decision, "rejected") << r.reason;
-      EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+      EXPECT_EQ(h.tracker->ma_bytes(), 8 * kMiB);
       EXPECT_NE(r.reason.find("M_a stays"), std::string::npos) << r.reason;
     }
   }
@@ -1081,7 +1081,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
     for (uint64_t n = 0; n < 20'000; n += Harness::kChunk) {
-      h.timing = h.tracker->app_bytes() == kM / 8 ? sleeping : kFourThreadsOnOneCpu;
+      h.timing = h.tracker->ma_bytes() == kM / 8 ? sleeping : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
     const RoundStats& r = h.LastRound();
@@ -1090,7 +1090,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
     EXPECT_NEAR(r.trials[0].after_wall_us, 7, 0.1);
     EXPECT_NEAR(r.trials[0].before_wall_us, 5.25, 0.1);
     EXPECT_FALSE(r.trials[0].kept) << r.reason;
-    EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+    EXPECT_EQ(h.tracker->ma_bytes(), 8 * kMiB);
     EXPECT_NE(r.reason.find("wall time per access 7 against 5.25"), std::string::npos)
         << r.reason;
   }
@@ -1107,7 +1107,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
-      const uint64_t at = h.tracker->app_bytes();
+      const uint64_t at = h.tracker->ma_bytes();
       h.timing = at == kM / 8       ? FasterThanModelled()
                  : at == 2 * kM / 8 ? more_throughput
                                     : kFourThreadsOnOneCpu;
@@ -1118,7 +1118,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
     EXPECT_LT(r.trials[0].after / r.trials[0].before, r.trials[1].after / r.trials[1].before);
     EXPECT_FALSE(r.trials[0].kept) << r.reason;
     EXPECT_TRUE(r.trials[1].kept) << r.reason;
-    EXPECT_EQ(h.tracker->app_bytes(), 2 * kM / 8);
+    EXPECT_EQ(h.tracker->ma_bytes(), 2 * kM / 8);
   }
   // The round adopts 2M/8 on the model's word (as in the guard's test).
   Harness h(MeasuringConfig());
@@ -1127,7 +1127,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
   ASSERT_EQ(h.LastRound().adopted_ma_bytes, kM * 2 / 8) << h.LastRound().reason;
   for (uint64_t n = 0; n < 50'000 && h.tracker->state() != ControllerState::kStable;
        n += Harness::kChunk) {
-    h.timing = h.tracker->app_bytes() == kM * 2 / 8 ? sleeping : kFourThreadsOnOneCpu;
+    h.timing = h.tracker->ma_bytes() == kM * 2 / 8 ? sleeping : kFourThreadsOnOneCpu;
     h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
   }
   const RoundStats& r = h.LastRound();
@@ -1138,7 +1138,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
   EXPECT_NEAR(v.from_wall_us, 5.25, 0.1) << r.reason;
   EXPECT_TRUE(v.interleaved) << r.reason;
   EXPECT_TRUE(v.undone) << r.reason;
-  EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+  EXPECT_EQ(h.tracker->ma_bytes(), 8 * kMiB);
 }
 
 // A trial measures for trial_windows windows and at least
@@ -1183,7 +1183,7 @@ TEST(TrackerTest, ATrialMeasuresOnceItsCachesStoppedFilling) {
          n += Harness::kChunk) {
       double hk = kFourThreadsHk;
       h.timing = kFourThreadsOnOneCpu;
-      if (h.tracker->app_bytes() == kM / 8) {
+      if (h.tracker->ma_bytes() == kM / 8) {
         if (at_candidate < fill) {
           hk = kFourThreadsHk * (1 - std::exp(-static_cast<double>(at_candidate) / 3000));
         } else {
@@ -1232,15 +1232,15 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
       h.Run(10'000, kFourThreadsHa, kFourThreadsHk);
       EXPECT_TRUE(h.LastRound().trials.empty());
       EXPECT_TRUE(h.LastRound().verification.checked) << h.LastRound().reason;
-      EXPECT_EQ(h.tracker->app_bytes(), k.kept);
+      EXPECT_EQ(h.tracker->ma_bytes(), k.kept);
       continue;
     }
     ASSERT_EQ(round.decision, "rejected") << round.reason;
     EXPECT_NE(round.reason.find("tried first"), std::string::npos) << round.reason;
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
-    EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+    EXPECT_EQ(h.tracker->ma_bytes(), 8 * kMiB);
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
-      const bool at_winner = h.tracker->app_bytes() == kM / 8;
+      const bool at_winner = h.tracker->ma_bytes() == kM / 8;
       h.timing = at_winner && k.winner_is_faster ? FasterThanModelled() : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
@@ -1256,7 +1256,7 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
       EXPECT_EQ(r.trials[1].ma_bytes, 2 * kM / 8) << r.reason;  // the band's first
     }
     EXPECT_EQ(r.decision, k.kept == 8 * kMiB ? "rejected" : "adopted") << r.reason;
-    EXPECT_EQ(h.tracker->app_bytes(), k.kept) << r.reason;
+    EXPECT_EQ(h.tracker->ma_bytes(), k.kept) << r.reason;
   }
 }
 
@@ -1291,7 +1291,7 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
     ASSERT_EQ(h.LastRound().decision, "rejected") << h.LastRound().reason;
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying);
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
-      const uint64_t at = h.tracker->app_bytes();
+      const uint64_t at = h.tracker->ma_bytes();
       h.timing = at == kM / 8 ? speed_timing(k.first)
                  : at == 2 * kM / 8 ? speed_timing(k.second) : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
@@ -1306,7 +1306,7 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
       EXPECT_NEAR(r.trials[1].before, r.trials[0].before, 0.01);  // the machine held still
       EXPECT_EQ(r.trials[1].kept, k.kept == 2 * kM / 8) << r.reason;
     }
-    EXPECT_EQ(h.tracker->app_bytes(), k.kept) << r.reason;
+    EXPECT_EQ(h.tracker->ma_bytes(), k.kept) << r.reason;
     EXPECT_EQ(r.decision, k.kept == 8 * kMiB ? "rejected" : "adopted");
   }
 }
@@ -1372,7 +1372,7 @@ TEST(TrackerTest, ACandidateFasterByTheTrustedGainStaysAtOnce) {
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
-      h.timing = h.tracker->app_bytes() == kM / 8 ? FasterThanModelled(scale)
+      h.timing = h.tracker->ma_bytes() == kM / 8 ? FasterThanModelled(scale)
                                                   : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
@@ -1380,7 +1380,7 @@ TEST(TrackerTest, ACandidateFasterByTheTrustedGainStaysAtOnce) {
     EXPECT_NE(h.tracker->state(), ControllerState::kTrying);
     ASSERT_FALSE(r.trials.empty()) << r.reason;
     EXPECT_TRUE(r.trials[0].kept) << r.reason;
-    EXPECT_EQ(h.tracker->app_bytes(), kM / 8);
+    EXPECT_EQ(h.tracker->ma_bytes(), kM / 8);
     if (scale < 1) {
       EXPECT_EQ(r.trials.size(), 1u) << r.reason;
       EXPECT_NE(r.reason.find("at once"), std::string::npos) << r.reason;
@@ -1408,7 +1408,7 @@ TEST(TrackerTest, ACandidateThatOvercommitsTheBudgetIsNeverChosen) {
   EXPECT_NE(r.adopted_ma_bytes, kM * 2 / 8) << r.reason;
   for (uint64_t n = 0; n < 60'000; n += Harness::kChunk) {
     h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
-    ASSERT_NE(h.tracker->target_app_bytes(), kM * 2 / 8) << h.LastRound().reason;
+    ASSERT_NE(h.tracker->target_ma_bytes(), kM * 2 / 8) << h.LastRound().reason;
   }
 }
 
@@ -1434,9 +1434,9 @@ TEST(TrackerTest, EveryModelAdoptionIsVerifiedAndUndoneIfItMeasuresSlower) {
     bool measured_old_again = false;
     for (uint64_t n = 0; n < 50'000 && h.tracker->state() != ControllerState::kStable;
          n += Harness::kChunk) {
-      const bool at_new = h.tracker->app_bytes() == kM * 2 / 8;
+      const bool at_new = h.tracker->ma_bytes() == kM * 2 / 8;
       measured_old_again |= h.tracker->state() == ControllerState::kVerifying &&
-                            h.tracker->target_app_bytes() == 8 * kMiB;
+                            h.tracker->target_ma_bytes() == 8 * kMiB;
       h.timing = at_new ? (faster ? FasterThanModelled() : slower) : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
@@ -1451,7 +1451,7 @@ TEST(TrackerTest, EveryModelAdoptionIsVerifiedAndUndoneIfItMeasuresSlower) {
     EXPECT_EQ(measured_old_again, !faster);
     if (faster) {
       EXPECT_NEAR(v.to_us, 18.25, 0.5) << first.reason;
-      EXPECT_EQ(h.tracker->app_bytes(), kM * 2 / 8);
+      EXPECT_EQ(h.tracker->ma_bytes(), kM * 2 / 8);
       EXPECT_EQ(first.adopted_ma_bytes, kM * 2 / 8);
       EXPECT_NE(first.reason.find("verified: "), std::string::npos) << first.reason;
       continue;
@@ -1461,7 +1461,7 @@ TEST(TrackerTest, EveryModelAdoptionIsVerifiedAndUndoneIfItMeasuresSlower) {
     EXPECT_NE(first.reason.find("the move is undone"), std::string::npos) << first.reason;
     // The periodic round: the same predictions, the undone split left out.
     for (uint64_t n = 0; n < 200'000 && h.tracker->Stats().rounds.size() < 2; n += Harness::kChunk) {
-      h.timing = h.tracker->app_bytes() == kM * 2 / 8 ? slower : kFourThreadsOnOneCpu;
+      h.timing = h.tracker->ma_bytes() == kM * 2 / 8 ? slower : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
     h.RunRound(kFourThreadsHa, kFourThreadsHk);
@@ -1476,10 +1476,10 @@ TEST(TrackerTest, EveryModelAdoptionIsVerifiedAndUndoneIfItMeasuresSlower) {
   h.ScriptCandidates({0.6, 0.3, 0.1, 0.07}, {0.01, 0.03, 0.05, 0.06}, 0.3, 0.1);
   h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
   for (uint64_t n = 0; n < 50'000; n += Harness::kChunk) {
-    h.timing = h.tracker->app_bytes() == kM * 2 / 8 ? slower : kFourThreadsOnOneCpu;
+    h.timing = h.tracker->ma_bytes() == kM * 2 / 8 ? slower : kFourThreadsOnOneCpu;
     h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
   }
-  EXPECT_EQ(h.tracker->app_bytes(), kM * 2 / 8);
+  EXPECT_EQ(h.tracker->ma_bytes(), kM * 2 / 8);
   EXPECT_FALSE(h.LastRound().verification.checked);
 }
 
@@ -1505,9 +1505,9 @@ TEST(TrackerTest, AVerifiedMoveThatGainedTriesTheEndOfItsDirection) {
     bool tried_end = false;
     for (uint64_t n = 0; n < 80'000 && h.tracker->state() != ControllerState::kStable;
          n += Harness::kChunk) {
-      tried_end |= h.tracker->target_app_bytes() == kM;
-      h.timing = h.tracker->app_bytes() == kM          ? at_end
-                 : h.tracker->app_bytes() == kM * 2 / 8 ? at_new
+      tried_end |= h.tracker->target_ma_bytes() == kM;
+      h.timing = h.tracker->ma_bytes() == kM          ? at_end
+                 : h.tracker->ma_bytes() == kM * 2 / 8 ? at_new
                                                         : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
@@ -1518,7 +1518,7 @@ TEST(TrackerTest, AVerifiedMoveThatGainedTriesTheEndOfItsDirection) {
     if (k == kNoGain || k == kOff) {
       EXPECT_FALSE(tried_end) << r.reason;
       EXPECT_TRUE(r.trials.empty()) << r.reason;
-      EXPECT_EQ(h.tracker->app_bytes(), kM * 2 / 8);
+      EXPECT_EQ(h.tracker->ma_bytes(), kM * 2 / 8);
       continue;
     }
     EXPECT_TRUE(tried_end);
@@ -1529,7 +1529,7 @@ TEST(TrackerTest, AVerifiedMoveThatGainedTriesTheEndOfItsDirection) {
     EXPECT_EQ(r.trials[0].kept, k == kEndFaster) << r.reason;
     const uint64_t stays = k == kEndFaster ? kM : kM * 2 / 8;
     EXPECT_EQ(r.adopted_ma_bytes, stays) << r.reason;
-    EXPECT_EQ(h.tracker->app_bytes(), stays) << r.reason;
+    EXPECT_EQ(h.tracker->ma_bytes(), stays) << r.reason;
   }
 }
 
@@ -1588,8 +1588,8 @@ TEST(TrackerTest, AChangeDuringTheTrialsStartsARoundOnceTheyEnd) {
     // The candidate is no faster; the change comes after its measure.
     bool tried = false;
     while (h.tracker->state() == ControllerState::kTrying) {
-      tried = tried || h.tracker->app_bytes() == kM / 8;
-      const bool after = tried && h.tracker->app_bytes() != kM / 8;
+      tried = tried || h.tracker->ma_bytes() == kM / 8;
+      const bool after = tried && h.tracker->ma_bytes() != kM / 8;
       h.Run(Harness::kChunk, changed && after ? 0.7 : kFourThreadsHa, kFourThreadsHk);
       ASSERT_LT(h.totals.accesses, 200'000u);
     }
@@ -1625,7 +1625,7 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
     for (uint64_t n = 0; n < 40'000 && h.tracker->state() == ControllerState::kTrying;
          n += Harness::kChunk) {
       const double speed = 1 + k.drift * static_cast<double>(h.totals.accesses - from) / 10'000;
-      const double scale = speed * (h.tracker->app_bytes() == kM / 8 ? k.candidate : 1);
+      const double scale = speed * (h.tracker->ma_bytes() == kM / 8 ? k.candidate : 1);
       h.timing = kFourThreadsOnOneCpu;
       h.timing.cpu_ns *= scale;
       h.timing.runnable_ns *= scale;
@@ -1638,7 +1638,7 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
     EXPECT_EQ(r.trials[0].kept, k.kept) << r.reason;
     // Compared with the current M_a at its own time, not with the first measure.
     EXPECT_NEAR(r.trials[0].after / r.trials[0].before, k.candidate, 0.03) << r.reason;
-    EXPECT_EQ(h.tracker->app_bytes(), k.kept ? kM / 8 : 8 * kMiB);
+    EXPECT_EQ(h.tracker->ma_bytes(), k.kept ? kM / 8 : 8 * kMiB);
   }
 }
 
@@ -1660,7 +1660,7 @@ TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
     EXPECT_EQ(h.tracker->state(), ControllerState::kSettling) << k.band;
     h.Run(10'000, kFourThreadsHa, kFourThreadsHk);
     EXPECT_TRUE(h.LastRound().trials.empty());
-    EXPECT_EQ(h.tracker->app_bytes(), 8 * kMiB);
+    EXPECT_EQ(h.tracker->ma_bytes(), 8 * kMiB);
   }
 }
 
@@ -1674,14 +1674,14 @@ TEST(TrackerTest, DecisionsAsRecorded) {
   auto scenario = [&](const std::string& name, Harness& h) {
     out += "== " + name + "\n" + testing::DecisionRecord(h.tracker->Stats().rounds) + "state " +
            ControllerStateName(h.tracker->state()) + ", M_a " +
-           std::to_string(h.tracker->app_bytes()) + "\n";
+           std::to_string(h.tracker->ma_bytes()) + "\n";
   };
   for (const bool faster : {true, false}) {
     Harness h(MeasuringConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     for (uint64_t n = 0; n < 40'000; n += Harness::kChunk) {
-      h.timing = h.tracker->app_bytes() == kM / 8 && faster ? FasterThanModelled()
+      h.timing = h.tracker->ma_bytes() == kM / 8 && faster ? FasterThanModelled()
                                                            : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
@@ -1697,7 +1697,7 @@ TEST(TrackerTest, DecisionsAsRecorded) {
     h.ScriptCandidates({0.6, 0.3, 0.1, 0.07}, {0.01, 0.03, 0.05, 0.06}, 0.3, 0.1);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     for (uint64_t n = 0; n < 200'000; n += Harness::kChunk) {
-      h.timing = h.tracker->app_bytes() == kM * 2 / 8 ? (faster ? FasterThanModelled() : slower)
+      h.timing = h.tracker->ma_bytes() == kM * 2 / 8 ? (faster ? FasterThanModelled() : slower)
                                                       : kFourThreadsOnOneCpu;
       h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
     }
@@ -1710,7 +1710,7 @@ TEST(TrackerTest, DecisionsAsRecorded) {
     h.ScriptCandidates({0.6, 0.575, 0.5}, {0.01, 0.01, 0.02}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     for (uint64_t n = 0; n < 60'000; n += Harness::kChunk) {
-      const uint64_t at = h.tracker->app_bytes();
+      const uint64_t at = h.tracker->ma_bytes();
       h.timing = at == kM / 8       ? sleeping
                  : at == 2 * kM / 8 ? FasterThanModelled()
                                     : kFourThreadsOnOneCpu;

@@ -32,7 +32,7 @@ std::string ReplayRecord(const std::string& workload, uint64_t accesses, bool pa
   const ReplayResult r = RunReplay(trace, o);
   std::string out = testing::DecisionRecord(r.stats.rounds);
   out += "M_a over time:";
-  for (const ReplayPoint& p : r.timeline) out += " " + std::to_string(p.app_bytes >> 20);
+  for (const ReplayPoint& p : r.timeline) out += " " + std::to_string(p.ma_bytes >> 20);
   out += "\nfinal " + std::to_string(r.final_ma_bytes) + "\n";
   return out;
 }

@@ -45,7 +45,7 @@ class SimulatedEngine final : public Resizer {
   bool KernelRead(const Block& block) {
     return kernel_->capacity() >= kPageSize && kernel_->Read(block);
   }
-  uint64_t app_bytes() const { return app_bytes_; }
+  uint64_t ma_bytes() const { return app_bytes_; }
 
  private:
   const uint64_t memory_;
@@ -100,7 +100,7 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
     p.hit_app = static_cast<double>(interval.app_hits) / interval.accesses;
     p.hit_kernel = interval.reads ? static_cast<double>(interval.read_hits) / interval.reads : 1;
     p.latency = ExpectedLatency(p.hit_app, p.hit_kernel, options.costs);
-    p.app_bytes = engine.app_bytes();
+    p.ma_bytes = engine.ma_bytes();
     p.state = controller.Stats().state;
     result.timeline.push_back(p);
     interval = {};
@@ -132,7 +132,7 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
   progress.Advance(n % 65536);
 
   result.stats = controller.Stats();
-  result.final_ma_bytes = engine.app_bytes();
+  result.final_ma_bytes = engine.ma_bytes();
   const double ha = static_cast<double>(total.app_hits) / total.accesses;
   const double hk = total.reads ? static_cast<double>(total.read_hits) / total.reads : 1;
   result.mean_latency = ExpectedLatency(ha, hk, options.costs);

@@ -137,7 +137,7 @@ TEST(ReplayTest, StridedScanRejectsEveryCandidate) {
     for (const RoundStats& round : r.stats.rounds) {
       EXPECT_NE(round.decision, "adopted") << round.reason;
     }
-    EXPECT_EQ(r.final_ma_bytes, o.controller.initial_app_bytes);
+    EXPECT_EQ(r.final_ma_bytes, o.controller.initial_ma_bytes);
     if (ghost == KernelModelKind::kPageLru) {
       EXPECT_NE(r.stats.rounds[0].reason.find("model is off"), std::string::npos)
           << r.stats.rounds[0].reason;

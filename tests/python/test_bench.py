@@ -347,7 +347,7 @@ def test_overhead_alternates_symbiosis_and_its_static_path_on_one_cache(tiny_db)
     assert [p["first"] for p in pairs[:4]] == ["a", "b", "a", "b"]
     valid = [p for p in pairs if p["valid"]]
     assert summary["valid_pairs"] == len(valid) > 0
-    assert summary["app_bytes"] == valid[0]["ma_bytes"] > 0
+    assert summary["ma_bytes"] == valid[0]["ma_bytes"] > 0
     assert summary["ratio"] == pytest.approx(
         sum(p["a_ops_per_s"] for p in valid) / sum(p["b_ops_per_s"] for p in valid), rel=1e-4)
     assert summary["median_low"] <= summary["median_ratio"] <= summary["median_high"]

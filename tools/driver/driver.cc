@@ -540,7 +540,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   request.memory = c.memory;
   request.reserve = c.reserve;
   request.in_cgroup = c.in_cgroup;
-  request.static_app_bytes = StaticAppBytes(c.name, c.memory, engine.default_app_bytes(c.memory));
+  request.static_ma_bytes = StaticAppBytes(c.name, c.memory, engine.default_ma_bytes(c.memory));
   request.device_latency_ns = c.device_latency_ns;
   request.app_cache_overhead = c.app_cache_overhead;
   std::unique_ptr<BenchDb> db = OpenOrExplain(engine, request);
@@ -663,7 +663,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
         "\"cgroup_anon_bytes\": %llu, \"errors\": %llu, \"rounds\": [%s]}\n",
         elapsed, static_cast<unsigned long long>(w.ops), w.ops / c.interval_s, w.mean_us,
         w.p50_us, w.p95_us, w.p99_us, hit_app, hit_kernel,
-        static_cast<unsigned long long>(stats.app_capacity_bytes),
+        static_cast<unsigned long long>(stats.ma_bytes),
         JsonString(StateName(stats)).c_str(),
         phase_of(issued.load() == 0 ? 0 : std::min(issued.load(), total_ops) - 1),
         warm ? "true" : "false", static_cast<unsigned long long>(stats.app_usage_bytes),
@@ -674,7 +674,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
     if (c.progress) {
       std::fprintf(stderr, "\r%-15s t=%6.1fs  %9.0f ops/s  mean %7.1f us  p99 %8.1f us  M_a %6.0f MiB  %s   ",
                    c.name.c_str(), elapsed, w.ops / c.interval_s, w.mean_us, w.p99_us,
-                   stats.app_capacity_bytes / 1048576.0,
+                   stats.ma_bytes / 1048576.0,
                    StateName(stats));
     }
     prev_counts = counts;
@@ -727,7 +727,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
       JsonString(c.name).c_str(), JsonString(c.budget).c_str(),
       static_cast<unsigned long long>(c.memory), static_cast<unsigned long long>(c.reserve),
       static_cast<unsigned long long>(stats.memory_bytes),
-      static_cast<unsigned long long>(stats.app_capacity_bytes),
+      static_cast<unsigned long long>(stats.ma_bytes),
       number(measured_s > 0 ? w.ops / measured_s : 0.0, 1).c_str(), number(w.mean_us, 2).c_str(),
       number(w.p50_us, 2).c_str(), number(w.p95_us, 2).c_str(), number(w.p99_us, 2).c_str(),
       lookups ? double(stats.app_hits - warm_stats.app_hits) / lookups : 0,
@@ -753,7 +753,7 @@ int Run(BenchEngine& engine, const Flags& flags) {
   c.layout = ReadLayout(c.db);
   c.memory = ParseMemory(engine, flags);
   c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
-  StaticAppBytes(c.name, c.memory, engine.default_app_bytes(c.memory));  // validates the name
+  StaticAppBytes(c.name, c.memory, engine.default_ma_bytes(c.memory));  // validates the name
   c.budget = ParseBudget(engine, flags);
   if (flags.Has("phases") && flags.Has("workload")) Fail(2, "give --workload or --phases, not both");
   c.phases = flags.Has("phases") ? ParsePhases(flags.Get("phases", ""))
@@ -918,9 +918,9 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
   };
   const auto stable_at = [&](uint64_t* ma) {
     const EngineStats s = db->Stats();
-    *ma = s.app_capacity_bytes;
+    *ma = s.ma_bytes;
     return s.controller && s.controller->state == ControllerState::kStable &&
-           s.controller->target_app_bytes == s.controller->app_bytes;
+           s.controller->target_ma_bytes == s.controller->ma_bytes;
   };
 
   std::vector<std::thread> threads;
@@ -941,7 +941,7 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
     if (c.progress) {
       const EngineStats s = db->Stats();
       std::fprintf(stderr, "\rwarming up  t=%6.1fs  M_a %6.1f MiB  %-9s", t,
-                   s.app_capacity_bytes / 1048576.0, StateName(s));
+                   s.ma_bytes / 1048576.0, StateName(s));
     }
     if (t >= c.warmup_s && stable_at(&ma)) break;
     if (t >= c.warmup_s + c.settle_s) {
@@ -1019,7 +1019,7 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
   const MedianSummary m = Median(ratios);
   const size_t n = ratios.size();
   std::printf("{\"type\": \"overhead_summary\", \"budget\": %s, \"memory_bytes\": %llu, "
-              "\"app_bytes\": %llu, \"workload\": %s, \"threads\": %d, \"slice_s\": %.3f, "
+              "\"ma_bytes\": %llu, \"workload\": %s, \"threads\": %d, \"slice_s\": %.3f, "
               "\"control\": %s, \"pairs\": %d, \"valid_pairs\": %zu, \"a_ops_per_s\": %.1f, "
               "\"b_ops_per_s\": %.1f, \"ratio\": %.5f, \"median_ratio\": %.5f, "
               "\"median_low\": %.5f, \"median_high\": %.5f, \"errors\": %llu, "

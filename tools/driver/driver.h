@@ -81,7 +81,7 @@ namespace symbiosis::bench {
 // Cumulative counters an engine reports; the driver takes differences.
 struct EngineStats {
   uint64_t memory_bytes = 0;        // M as the engine uses it
-  uint64_t app_capacity_bytes = 0;  // M_a now
+  uint64_t ma_bytes = 0;  // M_a now
   uint64_t app_usage_bytes = 0;
   uint64_t lookups = 0;             // foreground application-cache lookups
   uint64_t app_hits = 0;            // of which hits
@@ -99,7 +99,7 @@ template <typename PluginStats>
 EngineStats FromPluginStats(const PluginStats& s) {
   EngineStats out;
   out.memory_bytes = s.memory_bytes;
-  out.app_capacity_bytes = s.app_capacity_bytes;
+  out.ma_bytes = s.ma_bytes;
   out.app_usage_bytes = s.app_usage_bytes;
   out.lookups = s.lookups;
   out.app_hits = s.app_hits;
@@ -144,7 +144,7 @@ struct OpenRequest {
   uint64_t memory = 0;     // M
   uint64_t reserve = 0;    // a cgroup budget's room beyond M
   bool in_cgroup = false;  // the run is inside a child cgroup of M + reserve
-  std::optional<uint64_t> static_app_bytes;  // nullopt: Symbiosis
+  std::optional<uint64_t> static_ma_bytes;  // nullopt: Symbiosis
   uint64_t device_latency_ns = 0;            // an emulated device's latency
   std::optional<double> app_cache_overhead;  // unset: the engine's default
 };
@@ -161,7 +161,7 @@ class BenchEngine {
   virtual std::string FallbackBudget() const = 0;
   // The smallest M a run accepts, and static-default's M_a under M.
   virtual uint64_t min_memory_bytes() const = 0;
-  virtual uint64_t default_app_bytes(uint64_t memory) const = 0;
+  virtual uint64_t default_ma_bytes(uint64_t memory) const = 0;
   // Table files' total size under `path`: D_c.
   virtual uint64_t TableBytes(const std::string& path) const = 0;
 

@@ -30,7 +30,7 @@ Options CrashOptions(Budget budget) {
   options.budget = budget;
   options.memory_bytes = 48ull << 20;
   options.adaptive = false;
-  options.static_app_bytes = 1 << 20;
+  options.static_ma_bytes = 1 << 20;
   return options;
 }
 

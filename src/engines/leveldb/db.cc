@@ -129,7 +129,7 @@ class DbImpl final : public Db {
   memory_ = memory;
   const bool emulated = options_.budget == Budget::kEmulated;
   const uint64_t initial_app =
-      options_.adaptive ? options_.controller.initial_app_bytes : options_.static_app_bytes;
+      options_.adaptive ? options_.controller.initial_ma_bytes : options_.static_ma_bytes;
   if (emulated) {
     EmulatedPageCacheOptions e;
     e.capacity_bytes = memory - std::min(initial_app, memory);
@@ -186,7 +186,7 @@ Stats DbImpl::GetStats() const {
   s.budget = options_.budget;
   s.adaptive = options_.adaptive;
   s.memory_bytes = memory_;
-  s.app_capacity_bytes = cache_->capacity();
+  s.ma_bytes = cache_->capacity();
   s.app_usage_bytes = cache_->TotalCharge();
   s.second_tier_bytes = emulated_ ? emulated_->capacity() : 0;
   const AccessCounts c = adapter_->Counts();
@@ -220,13 +220,13 @@ const char* BudgetName(Budget budget) {
   }
   try {
     memory = ResolveEngineMemory(memory, options.controller.memory_reserve_bytes,
-                                 options.controller.default_app_bytes, kMinMemoryBytes,
+                                 options.controller.default_ma_bytes, kMinMemoryBytes,
                                  "LevelDB");
-    if (!options.adaptive && options.static_app_bytes > memory) {
+    if (!options.adaptive && options.static_ma_bytes > memory) {
       return ::leveldb::Status::InvalidArgument(
-          "symbiosis::leveldb::Open", "static block cache " + MiB(options.static_app_bytes) +
+          "symbiosis::leveldb::Open", "static block cache " + MiB(options.static_ma_bytes) +
                                           " exceeds the budget " + MiB(memory) +
-                                          "; lower static_app_bytes");
+                                          "; lower static_ma_bytes");
     }
     if (options.adaptive) {
       ControllerConfig config = options.controller;

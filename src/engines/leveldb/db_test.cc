@@ -74,9 +74,9 @@ Options SmallOptions(Budget budget, bool adaptive) {
   options.budget = budget;
   options.memory_bytes = 64ull << 20;
   options.adaptive = adaptive;
-  options.static_app_bytes = 1 << 20;
-  options.controller.initial_app_bytes = 1 << 20;
-  options.controller.default_app_bytes = 1 << 20;
+  options.static_ma_bytes = 1 << 20;
+  options.controller.initial_ma_bytes = 1 << 20;
+  options.controller.default_ma_bytes = 1 << 20;
   return options;
 }
 
@@ -131,7 +131,7 @@ TEST_P(SameAsStockTest, StoresAndReturnsWhatStockLevelDbDoes) {
   EXPECT_EQ(stats.reads, stats.lookups - stats.app_hits);
   EXPECT_LE(stats.second_tier_hits, stats.reads);
   EXPECT_EQ(stats.memory_bytes, 64ull << 20);
-  EXPECT_EQ(stats.app_capacity_bytes, 1u << 20);
+  EXPECT_EQ(stats.ma_bytes, 1u << 20);
   if (budget == Budget::kEmulated) {
     EXPECT_GT(stats.second_tier_hits, 0u);  // the second pass
     EXPECT_EQ(stats.second_tier_bytes, (64ull << 20) - (1 << 20));
@@ -161,7 +161,7 @@ TEST(LevelDbOpenTest, StaticCapacityChangesApplyToBothTiers) {
   ASSERT_TRUE(Open(SmallOptions(Budget::kEmulated, false), dir.path("db"), &db).ok());
   db->SetAppCacheCapacity(48ull << 20);
   const Stats stats = db->GetStats();
-  EXPECT_EQ(stats.app_capacity_bytes, 48ull << 20);
+  EXPECT_EQ(stats.ma_bytes, 48ull << 20);
   EXPECT_EQ(stats.second_tier_bytes, 16ull << 20);
 }
 
@@ -259,7 +259,7 @@ TEST(LevelDbOpenTest, RefusesBadBudgetsAndPathsWithOneLineErrors) {
   EXPECT_NE(error_of(no_memory, dir.path("a")).find("memory_bytes"), std::string::npos);
 
   Options too_big = SmallOptions(Budget::kKernel, false);
-  too_big.static_app_bytes = 128ull << 20;
+  too_big.static_ma_bytes = 128ull << 20;
   EXPECT_NE(error_of(too_big, dir.path("a")).find("exceeds the budget"), std::string::npos);
 
   Options bad_config = SmallOptions(Budget::kKernel, true);

@@ -32,7 +32,7 @@ Options CrashOptions(Budget budget) {
   options.budget.budget = budget;
   options.budget.memory_bytes = 48ull << 20;
   options.budget.adaptive = false;
-  options.budget.static_app_bytes = 1 << 20;
+  options.budget.static_ma_bytes = 1 << 20;
   return options;
 }
 

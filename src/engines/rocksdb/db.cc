@@ -162,7 +162,7 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
 
 ::rocksdb::Status BudgetImpl::Init() {
   const uint64_t initial_app = std::min(
-      memory_, options_.adaptive ? options_.controller.initial_app_bytes : options_.static_app_bytes);
+      memory_, options_.adaptive ? options_.controller.initial_ma_bytes : options_.static_ma_bytes);
   // RocksDB's default shard counts, fixed at creation; set here so that
   // the controller's model of the caches can copy them.
   ::rocksdb::LRUCacheOptions lru;
@@ -310,7 +310,7 @@ Stats BudgetImpl::GetStats() const {
   s.budget = options_.budget;
   s.adaptive = options_.adaptive;
   s.memory_bytes = memory_;
-  s.app_capacity_bytes = primary_->GetCapacity();
+  s.ma_bytes = primary_->GetCapacity();
   s.app_usage_bytes = primary_->GetUsage();
   if (secondary_ != nullptr) {
     size_t capacity = 0;
@@ -352,13 +352,13 @@ const char* BudgetName(Budget budget) {
   uint64_t memory = 0;
   try {
     memory = ResolveEngineMemory(options.memory_bytes, options.controller.memory_reserve_bytes,
-                                 options.controller.default_app_bytes, kMinMemoryBytes,
+                                 options.controller.default_ma_bytes, kMinMemoryBytes,
                                  "RocksDB");
   } catch (const std::exception& e) {  // InputError, CgroupError
     return ::rocksdb::Status::InvalidArgument(e.what());
   }
-  if (!options.adaptive && options.static_app_bytes > memory) {
-    return ::rocksdb::Status::InvalidArgument("static_app_bytes " + MiB(options.static_app_bytes) +
+  if (!options.adaptive && options.static_ma_bytes > memory) {
+    return ::rocksdb::Status::InvalidArgument("static_ma_bytes " + MiB(options.static_ma_bytes) +
                                               " is above the budget " + MiB(memory) +
                                               "; lower it");
   }

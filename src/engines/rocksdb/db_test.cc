@@ -64,7 +64,7 @@ class RocksDbTest : public ::testing::Test {
     o.budget.budget = Budget::kEngine;
     o.budget.memory_bytes = memory;
     o.budget.adaptive = adaptive;
-    o.budget.static_app_bytes = 8 << 20;
+    o.budget.static_ma_bytes = 8 << 20;
     return o;
   }
 
@@ -75,7 +75,7 @@ class RocksDbTest : public ::testing::Test {
 TEST_F(RocksDbTest, ReadsReturnWhatWasWrittenAndEveryLookupIsSeen) {
   const std::string path = Fill("db", 20'000);  // 20 MB of values, ~10 MB of tables
   Options options = EngineOptions(32 << 20, /*adaptive=*/false);
-  options.budget.static_app_bytes = 2 << 20;  // most blocks go to the secondary
+  options.budget.static_ma_bytes = 2 << 20;  // most blocks go to the secondary
   std::unique_ptr<Db> db;
   ASSERT_TRUE(Open(options, path, &db).ok());
   std::mt19937 rng(1);
@@ -87,7 +87,7 @@ TEST_F(RocksDbTest, ReadsReturnWhatWasWrittenAndEveryLookupIsSeen) {
   }
   const Stats s = db->GetStats();
   EXPECT_EQ(s.memory_bytes, 32u << 20);
-  EXPECT_EQ(s.app_capacity_bytes, 2u << 20);
+  EXPECT_EQ(s.ma_bytes, 2u << 20);
   EXPECT_EQ(s.second_tier_bytes, 30u << 20);
   EXPECT_GE(s.lookups, 30'000u);  // at least one data block per Get
   EXPECT_GT(s.app_hits, 0u);
@@ -143,7 +143,7 @@ TEST_F(RocksDbTest, TheControllerSeesPlacedAccessesAndSplitsTheBudget) {
   ASSERT_FALSE(s.controller.rounds.empty());
   EXPECT_EQ(s.controller.rounds.front().decision.empty(), false);
   // The two caches always add up to M.
-  EXPECT_EQ(s.app_capacity_bytes + s.second_tier_bytes, s.memory_bytes);
+  EXPECT_EQ(s.ma_bytes + s.second_tier_bytes, s.memory_bytes);
 }
 
 // RocksDB charges a block read from its table its memory usage but one its
@@ -155,7 +155,7 @@ TEST_F(RocksDbTest, TheControllerSeesPlacedAccessesAndSplitsTheBudget) {
 TEST_F(RocksDbTest, TheControllerLearnsWhatABlockReadCostsBeyondItsContents) {
   const std::string path = Fill("db", 20'000);
   Options options = EngineOptions(64 << 20, /*adaptive=*/true);
-  options.budget.controller.initial_app_bytes = 2 << 20;  // no round ends in 60K accesses
+  options.budget.controller.initial_ma_bytes = 2 << 20;  // no round ends in 60K accesses
   std::unique_ptr<Db> db;
   ASSERT_TRUE(Open(options, path, &db).ok());
   const std::shared_ptr<::rocksdb::Cache> cache =
@@ -257,7 +257,7 @@ TEST_F(RocksDbTest, DeletedTablesLeaveNothingInTheSecondaryCache) {
   options.engine.create_if_missing = true;
   options.engine.write_buffer_size = 1 << 20;
   options.engine.disable_auto_compactions = true;
-  options.budget.controller.initial_app_bytes = 1 << 20;  // a small primary evicts to the secondary
+  options.budget.controller.initial_ma_bytes = 1 << 20;  // a small primary evicts to the secondary
   std::shared_ptr<SharedBudget> budget;
   ASSERT_TRUE(SharedBudget::Create(options.budget, &budget).ok());
   std::unique_ptr<Db> db;
@@ -286,7 +286,7 @@ TEST_F(RocksDbTest, TheSecondaryCacheLivesInSlabsThatShrinkWithIt) {
   const std::string path = Fill("db", 20'000);  // ~10 MB of tables
   std::shared_ptr<SharedBudget> budget;
   Options options = EngineOptions(32 << 20, /*adaptive=*/false);
-  options.budget.static_app_bytes = 2 << 20;
+  options.budget.static_ma_bytes = 2 << 20;
   ASSERT_TRUE(SharedBudget::Create(options.budget, &budget).ok());
   std::unique_ptr<Db> db;
   ASSERT_TRUE(budget->Open(options.engine, options.table, path, {}, &db).ok());
@@ -326,7 +326,7 @@ TEST_F(RocksDbTest, BadBudgetsAreOneLineErrors) {
   cases.push_back({EngineOptions(0, true), "needs memory_bytes"});
   cases.push_back({EngineOptions(16 << 20, true), "below the minimum"});
   Options too_big = EngineOptions(32 << 20, false);
-  too_big.budget.static_app_bytes = 64 << 20;
+  too_big.budget.static_ma_bytes = 64 << 20;
   cases.push_back({too_big, "above the budget"});
   Options bad_config = EngineOptions(64 << 20, true);
   bad_config.budget.controller.gain_threshold = 2;
@@ -366,7 +366,7 @@ TEST_F(RocksDbTest, FourReadersACompactingWriterAndAResizeStorm) {
     const std::string path = dir_ + "/" + BudgetName(which);
     Options options = EngineOptions(40 << 20, /*adaptive=*/false);
     options.budget.budget = which;
-    options.budget.static_app_bytes = 1 << 20;
+    options.budget.static_ma_bytes = 1 << 20;
     options.engine.create_if_missing = true;
     options.engine.write_buffer_size = 256 << 10;
     options.engine.level0_file_num_compaction_trigger = 2;

@@ -35,7 +35,7 @@ Options CrashOptions() {
   options.extensions = {kSnappyExtension};
   options.memory_bytes = 48ull << 20;
   options.adaptive = false;
-  options.static_app_bytes = 4ull << 20;
+  options.static_ma_bytes = 4ull << 20;
   return options;
 }
 

@@ -174,8 +174,8 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   memory_ = memory;
   const uint64_t floor = static_cast<uint64_t>(options_.min_app_fraction * memory);
   const uint64_t initial = std::max(
-      options_.adaptive ? std::clamp(options_.controller.initial_app_bytes, floor, memory)
-                        : (options_.static_app_bytes ? options_.static_app_bytes : memory / 4),
+      options_.adaptive ? std::clamp(options_.controller.initial_ma_bytes, floor, memory)
+                        : (options_.static_ma_bytes ? options_.static_ma_bytes : memory / 4),
       kMinCacheBytes);
   std::string config = options_.engine_config;
   if (!config.empty()) config += ",";
@@ -214,8 +214,8 @@ Status DbImpl::Init(const std::string& home, uint64_t memory) {
   ControllerConfig c = options_.controller;
   c.memory_bytes = memory;
   c.min_app_fraction = options_.min_app_fraction;
-  c.initial_app_bytes = initial;
-  c.default_app_bytes = std::max(c.default_app_bytes, floor);
+  c.initial_ma_bytes = initial;
+  c.default_ma_bytes = std::max(c.default_ma_bytes, floor);
   c.second_tier_owned = false;
   c.app_cache_overhead = options_.kernel_app_cache_overhead;
   // At the page cache's cliff a device read costs more than A charges it,
@@ -291,7 +291,7 @@ Stats DbImpl::GetStats() const {
   Stats s;
   s.adaptive = options_.adaptive;
   s.memory_bytes = memory_;
-  s.app_capacity_bytes = resizer_->capacity();
+  s.ma_bytes = resizer_->capacity();
   const AccessCounts c = adapter_.Counts();
   s.lookups = c.lookups;
   s.app_hits = c.hits;
@@ -326,7 +326,7 @@ Status Open(const Options& options, const std::string& home, std::unique_ptr<Db>
   for (const char* reserved : {"cache_size", "extensions"}) {
     if (options.engine_config.find(reserved) != std::string::npos) {
       return Invalid(std::string("engine_config sets ") + reserved +
-                     ", which Symbiosis sets; use memory_bytes / static_app_bytes or "
+                     ", which Symbiosis sets; use memory_bytes / static_ma_bytes or "
                      "Options::extensions instead");
     }
   }
@@ -346,16 +346,16 @@ Status Open(const Options& options, const std::string& home, std::unique_ptr<Db>
   uint64_t memory = 0;
   try {
     memory = ResolveEngineMemory(options.memory_bytes, options.controller.memory_reserve_bytes,
-                                 options.controller.default_app_bytes, kMinMemoryBytes,
+                                 options.controller.default_ma_bytes, kMinMemoryBytes,
                                  "WiredTiger");
-    if (!options.adaptive && options.static_app_bytes > memory) {
-      return Invalid("static cache " + MiB(options.static_app_bytes) + " exceeds the budget " +
-                     MiB(memory) + "; lower static_app_bytes");
+    if (!options.adaptive && options.static_ma_bytes > memory) {
+      return Invalid("static cache " + MiB(options.static_ma_bytes) + " exceeds the budget " +
+                     MiB(memory) + "; lower static_ma_bytes");
     }
-    if (!options.adaptive && options.static_app_bytes != 0 &&
-        options.static_app_bytes < kMinCacheBytes) {
-      return Invalid("static cache of " + std::to_string(options.static_app_bytes) +
-                     " bytes is below WiredTiger's minimum of 1 MiB; raise static_app_bytes");
+    if (!options.adaptive && options.static_ma_bytes != 0 &&
+        options.static_ma_bytes < kMinCacheBytes) {
+      return Invalid("static cache of " + std::to_string(options.static_ma_bytes) +
+                     " bytes is below WiredTiger's minimum of 1 MiB; raise static_ma_bytes");
     }
     if (options.adaptive) {
       ControllerConfig config = options.controller;

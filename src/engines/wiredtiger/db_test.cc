@@ -97,7 +97,7 @@ class WiredTigerTest : public ::testing::Test {
   static Options StaticOptions(uint64_t memory, uint64_t cache) {
     Options o = AdaptiveOptions(memory);
     o.adaptive = false;
-    o.static_app_bytes = cache;
+    o.static_ma_bytes = cache;
     return o;
   }
 
@@ -234,11 +234,11 @@ TEST_F(WiredTigerTest, StaticCacheSizeIsApplied) {
   Fill(2'000);
   std::unique_ptr<Db> db;
   ASSERT_TRUE(Open(StaticOptions(64 * kMiB, 0), home_, &db).ok());
-  EXPECT_EQ(db->GetStats().app_capacity_bytes, 16 * kMiB);  // M / 4 by default
+  EXPECT_EQ(db->GetStats().ma_bytes, 16 * kMiB);  // M / 4 by default
   db->SetAppCacheCapacity(40 * kMiB);
-  EXPECT_EQ(db->GetStats().app_capacity_bytes, 40 * kMiB);
+  EXPECT_EQ(db->GetStats().ma_bytes, 40 * kMiB);
   db->SetAppCacheCapacity(0);  // WiredTiger's minimum
-  EXPECT_EQ(db->GetStats().app_capacity_bytes, kMinCacheBytes);
+  EXPECT_EQ(db->GetStats().ma_bytes, kMinCacheBytes);
 }
 
 TEST_F(WiredTigerTest, TheEvictionWorkersInForceAreReported) {
@@ -270,7 +270,7 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   std::unique_ptr<Db> db;
   const Status s = Open(o, home_, &db);
   ASSERT_TRUE(s.ok()) << s.message;
-  EXPECT_EQ(db->GetStats().app_capacity_bytes, 16 * kMiB);  // starts at the floor
+  EXPECT_EQ(db->GetStats().ma_bytes, 16 * kMiB);  // starts at the floor
   ReadInThreads(*db, kKeys, 4, 20'000);
   const Stats stats = db->GetStats();
   ASSERT_TRUE(stats.adaptive);
@@ -283,7 +283,7 @@ TEST_F(WiredTigerTest, TheControllerSizesTheCacheAboveTheFloor) {
   ASSERT_EQ(first.candidates.size(), 9u);
   for (const CandidateStats& c : first.candidates) EXPECT_GE(c.ma_bytes, 16 * kMiB);
   EXPECT_GT(first.candidates.back().ma_bytes, 60 * kMiB);
-  EXPECT_GE(stats.app_capacity_bytes, 16 * kMiB);
+  EXPECT_GE(stats.ma_bytes, 16 * kMiB);
   // Hits while simulating were placed on pages: most for certain.
   EXPECT_LT(stats.unidentified_hits, stats.app_hits / 10 + 10);
 }
@@ -344,7 +344,7 @@ TEST_F(WiredTigerTest, SuspendedLookupsAreCountedButNotReported) {
   EXPECT_TRUE(suspended.suspended);
   EXPECT_EQ(suspended.lookups - before.lookups, uint64_t(kKeys));
   EXPECT_EQ(suspended.controller.accesses, before.controller.accesses);
-  EXPECT_EQ(suspended.app_capacity_bytes, before.app_capacity_bytes);
+  EXPECT_EQ(suspended.ma_bytes, before.ma_bytes);
   db->Suspend(false);
   {
     Reader reader(db->connection());
