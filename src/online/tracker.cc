@@ -325,8 +325,19 @@ double Tracker::DeviceMisses(const EventTotals& w) {
 // the throughput, worse by more than trial_gain. Where the load is offered
 // from outside, the wall time per access follows it alike at every split,
 // and busy time decides alone (docs/decisions/trial-metrics.md).
-bool Tracker::WallSlower(double wall_us, double than_wall_us) const {
-  return wall_us > 0 && than_wall_us > 0 && wall_us > (1 + config_.trial_gain) * than_wall_us;
+bool Tracker::WallSlower(double x, double than) const {
+  return x > 0 && than > 0 && x > (1 + config_.trial_gain) * than;
+}
+
+Tracker::TrialMeasure Tracker::Interpolated(const TrialMeasure& first, const TrialMeasure& last,
+                                            uint64_t at) {
+  const double span = static_cast<double>(last.at - first.at);
+  const double share = span > 0 ? static_cast<double>(at - first.at) / span : 0;
+  TrialMeasure m = first;
+  m.busy_us = first.busy_us + share * (last.busy_us - first.busy_us);
+  m.wall_us = first.wall_us + share * (last.wall_us - first.wall_us);
+  m.at = at;
+  return m;
 }
 
 double Tracker::BusyThreadUs(const EventTotals& w) const {
@@ -1040,15 +1051,14 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
                   Format(" measured %.3g us of thread time per access", trial_before_.busy_us);
   if (again) round.reason += Format(", %.3g after the trials", again->busy_us);
   const TrialMeasure& last = again ? *again : trial_before_;
-  const double span = static_cast<double>(last.at - trial_before_.at);
   for (size_t i = 0; i < trial_measures_.size(); i++) {
     const TrialMeasure& m = trial_measures_[i];
+    const TrialMeasure then = Interpolated(trial_before_, last, m.at);
     TrialStats t;
     t.ma_bytes = trial_queue_[i];
-    const double share = span > 0 ? static_cast<double>(m.at - trial_before_.at) / span : 0;
-    t.before = trial_before_.busy_us + share * (last.busy_us - trial_before_.busy_us);
+    t.before = then.busy_us;
     t.after = m.busy_us;
-    t.before_wall_us = trial_before_.wall_us + share * (last.wall_us - trial_before_.wall_us);
+    t.before_wall_us = then.wall_us;
     t.after_wall_us = m.wall_us;
     round.trials.push_back(t);
     round.reason += "; tried M_a " + MiB(t.ma_bytes) +
@@ -1165,13 +1175,12 @@ void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
   // trusted_gain faster at once), against its first.
   const TrialMeasure& old = trial_measures_[0];
   const TrialMeasure& last = again ? *again : trial_before_;
-  const double span = static_cast<double>(last.at - trial_before_.at);
-  const double share = span > 0 ? static_cast<double>(old.at - trial_before_.at) / span : 0;
+  const TrialMeasure then = Interpolated(trial_before_, last, old.at);
   v.interleaved = true;
   v.from_us = old.busy_us;
-  v.to_us = trial_before_.busy_us + share * (last.busy_us - trial_before_.busy_us);
+  v.to_us = then.busy_us;
   v.from_wall_us = old.wall_us;
-  v.to_wall_us = trial_before_.wall_us + share * (last.wall_us - trial_before_.wall_us);
+  v.to_wall_us = then.wall_us;
   v.undone = old.busy_us <= (1 - config_.trial_gain) * v.to_us ||
              WallSlower(v.to_wall_us, v.from_wall_us);
   round.reason += "; verified in turn: M_a " + MiB(v.to_ma_bytes) +

@@ -136,10 +136,14 @@ class Tracker {
     uint64_t at = 0;
     Measurement ratios;
   };
-  // Whether a split measured `wall_us` per access where the one it would
-  // replace measured `than_wall_us`: slower by more than trial_gain
-  // (docs/decisions/trial-metrics.md).
-  bool WallSlower(double wall_us, double than_wall_us) const;
+  // Whether wall time per access `x` (or a ratio of two) is slower than
+  // `than` by more than trial_gain (docs/decisions/trial-metrics.md).
+  bool WallSlower(double x, double than) const;
+  // The measure between `first` and `last` interpolated to access `at`
+  // (busy and wall time; a linear drift cancels). `first` where the two
+  // were taken at the same access.
+  static TrialMeasure Interpolated(const TrialMeasure& first, const TrialMeasure& last,
+                                   uint64_t at);
 
   static EventTotals Since(const EventTotals& from, const EventTotals& to);
   static Measurement Measure(const EventTotals& window);
