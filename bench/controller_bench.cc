@@ -90,6 +90,19 @@ struct Flags {
   std::string part = "all";
   uint64_t convergence_accesses = 3'000'000;
   uint64_t seed = 42;
+  // The cost part's setting: the paper's scale by default; a held-out
+  // cell's (small D, R raised to sample 256 groups, most accesses
+  // missing) with --data-size 128MiB --memory 48MiB --sample-rate 0.25
+  // --app-hit 0.1.
+  uint64_t data_bytes = 5 * (uint64_t{1} << 30);
+  uint64_t memory_bytes = uint64_t{1} << 30;
+  double sample_rate = 1.0 / 64;
+  double app_hit = 0.9;
+  bool rocksdb_tiers = false;  // --model rocksdb: the engine budget's tiers
+  // --stage measure: the Adapting Controller is held in the round's
+  // measuring stage (every candidate's ghosts, RocksDB's tiers copied per
+  // candidate) rather than its warm-up.
+  bool measuring = false;
 };
 
 // --round one: the paper's round, one candidate at a time on one kernel
@@ -105,7 +118,11 @@ bool g_one_at_a_time = false;
                "         [--part all|cost|memory|convergence|tiers]\n"
                "         [--convergence-accesses N (1M..20M, default 3M)] [--seed N]\n"
                "         [--round all|one (candidates all at once, the default, or one\n"
-               "          at a time as the paper's round)]\n",
+               "          at a time as the paper's round)]\n"
+               "         cost part: [--data-size BYTES (default 5GiB)] [--memory BYTES (M,\n"
+               "          default 1GiB)] [--sample-rate R (default 0.015625)] [--app-hit H\n"
+               "          (default 0.9)] [--model kernel|rocksdb (RocksDB's two tiers)]\n"
+               "          [--stage warmup|measure (where the Adapting one is held)]\n",
                error.c_str());
   std::exit(status);
 }
@@ -156,6 +173,29 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (arg == "--round") {
       if (value != "all" && value != "one") Usage("--round must be all or one, not '" + value + "'");
       g_one_at_a_time = value == "one";
+    } else if (arg == "--data-size" || arg == "--memory") {
+      uint64_t bytes = 0;
+      try {
+        bytes = ParseBytes(value, arg);
+      } catch (const InputError& e) {
+        Usage(e.what());
+      }
+      if (bytes < 16 * kMiB || bytes > 64 * kGiB) Usage(arg + " must be in [16MiB, 64GiB], not " + value);
+      (arg == "--memory" ? f.memory_bytes : f.data_bytes) = bytes;
+    } else if (arg == "--sample-rate" || arg == "--app-hit") {
+      char* end = nullptr;
+      const double x = std::strtod(value.c_str(), &end);
+      const bool rate = arg == "--sample-rate";
+      if (end == value.c_str() || *end != '\0' || !(rate ? x > 0 && x <= 1 : x >= 0 && x < 1)) {
+        Usage(arg + (rate ? " must be in (0, 1]" : " must be in [0, 1)") + ", not '" + value + "'");
+      }
+      (rate ? f.sample_rate : f.app_hit) = x;
+    } else if (arg == "--stage") {
+      if (value != "warmup" && value != "measure") Usage("--stage must be warmup or measure, not '" + value + "'");
+      f.measuring = value == "measure";
+    } else if (arg == "--model") {
+      if (value != "kernel" && value != "rocksdb") Usage("--model must be kernel or rocksdb, not '" + value + "'");
+      f.rocksdb_tiers = value == "rocksdb";
     } else if (arg == "--dists") {
       f.dists.clear();
       size_t start = 0;
@@ -312,17 +352,28 @@ bool InState(const Controller& c, ControllerState want, const char* what) {
 
 int CostPart(const Flags& flags) {
   std::printf("== 1. Added cost per access: RecordAppAccess + RecordRead on misses ==\n");
-  const DataLayout layout = MakeLayout(5 * kGiB);
-  const uint64_t memory = kGiB;
-  const ControllerConfig base = BaseConfig(layout, memory);
+  const DataLayout layout = MakeLayout(flags.data_bytes);
+  const uint64_t memory = flags.memory_bytes;
+  ControllerConfig base = BaseConfig(layout, memory);
+  base.sample_rate = flags.sample_rate;
+  if (flags.rocksdb_tiers) {
+    base.rocksdb_cache_model = true;
+    base.second_tier_owned = true;
+    base.app_cache_overhead = 0;
+    base.rocksdb_block_cache_shard_bits = RocksDbDefaultShardBits(base.initial_ma_bytes);
+    base.rocksdb_secondary_cache_shard_bits = RocksDbDefaultShardBits(memory - base.initial_ma_bytes);
+  }
   const Sampler sampler(SamplerOptions{base.sample_rate, base.group_blocks, base.block_disk_bytes});
-  std::printf("D = 5 GiB: %llu blocks of 4 KiB, mean %u B on disk, %.2f GiB on disk; M = 1 GiB; "
-              "R = 1/%.0f, G = %u\n",
-              static_cast<unsigned long long>(layout.num_blocks()), layout.mean_disk_block_bytes(),
-              layout.disk_bytes() / double(kGiB), 1 / base.sample_rate, base.group_blocks);
-  std::printf("%llu accesses per timed run, 10%% application misses (75%% of them kernel hits), "
+  std::printf("D = %.2f GiB: %llu blocks of 4 KiB, mean %u B on disk, %.2f GiB on disk; "
+              "M = %.2f GiB; R = 1/%.0f, G = %u; %s\n",
+              flags.data_bytes / double(kGiB), static_cast<unsigned long long>(layout.num_blocks()),
+              layout.mean_disk_block_bytes(), layout.disk_bytes() / double(kGiB),
+              memory / double(kGiB), 1 / base.sample_rate, base.group_blocks,
+              flags.rocksdb_tiers ? "RocksDB's block cache and compressed cache"
+                                  : "an LRU ghost above page-cache ghosts");
+  std::printf("%llu accesses per timed run, %.0f%% application misses (75%% of them kernel hits), "
               "%llu repeats; ns per access, CPU time of the thread (wall in brackets)\n\n",
-              static_cast<unsigned long long>(flags.accesses),
+              static_cast<unsigned long long>(flags.accesses), 100 * (1 - flags.app_hit),
               static_cast<unsigned long long>(flags.repeats));
 
   struct Summary {
@@ -335,7 +386,7 @@ int CostPart(const Flags& flags) {
   bool states_ok = true;
   for (const std::string& dist : flags.dists) {
     const Events events =
-        MakeEvents(layout, dist, flags.accesses, flags.seed, 0.9, 0.75, sampler);
+        MakeEvents(layout, dist, flags.accesses, flags.seed, flags.app_hit, 0.75, sampler);
     const double n = static_cast<double>(events.blocks.size());
 
     ControllerConfig stable_cfg = base;
@@ -343,8 +394,13 @@ int CostPart(const Flags& flags) {
     stable_cfg.settle_accesses = 1000;
     ControllerConfig adapting_cfg = base;
     adapting_cfg.start_with_round = true;
-    adapting_cfg.round_warmup_accesses = uint64_t{1} << 62;
-    adapting_cfg.max_round_warmup_accesses = uint64_t{1} << 62;
+    if (flags.measuring) {
+      adapting_cfg.parallel_measure_accesses = uint64_t{1} << 62;
+      adapting_cfg.candidate_accesses = uint64_t{1} << 62;
+    } else {
+      adapting_cfg.round_warmup_accesses = uint64_t{1} << 62;
+      adapting_cfg.max_round_warmup_accesses = uint64_t{1} << 62;
+    }
     Controller stable(stable_cfg, nullptr);
     Controller adapting(adapting_cfg, nullptr);
 
@@ -415,9 +471,9 @@ int CostPart(const Flags& flags) {
     std::printf("Stable Controller: %s, %zu rounds, %llu accesses, L_e %.3f (reference %.3f)\n",
                 ControllerStateName(ss.state), ss.rounds.size(),
                 static_cast<unsigned long long>(ss.accesses), ss.latency, ss.reference_latency);
-    std::printf("Adapting Controller: %s (round in warm-up since access %llu), %llu accesses, "
+    std::printf("Adapting Controller: %s (round in %s since access %llu), %llu accesses, "
                 "ghosts %llu bytes now (peak %llu)\n\n",
-                ControllerStateName(as.state),
+                ControllerStateName(as.state), flags.measuring ? "its measure" : "warm-up",
                 static_cast<unsigned long long>(as.rounds.empty() ? 0 : as.rounds.back().start_access),
                 static_cast<unsigned long long>(as.accesses),
                 static_cast<unsigned long long>(as.ghost_memory_bytes),

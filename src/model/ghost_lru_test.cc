@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/hash.h"
 #include "model/slot_index.h"
 #include "testing/test_support.h"
 
@@ -336,11 +337,11 @@ TEST(GhostLruTest, SmallHeadroomTakesLessMemoryWhenFull) {
 // first buckets: Erase's backward shift must compare across the wrap.
 // Returns how often the bucket count was not a power of two.
 template <typename Index>
-size_t CheckIndexAgainstAMap() {
+size_t CheckIndexAgainstAMap(size_t min_buckets = Index::kDefaultMinBuckets) {
   constexpr uint64_t kEnd = uint64_t{0xfffff000} << 32;
   constexpr uint64_t kFirst = 1;  // tag 0: home bucket 0, never erased
   std::mt19937_64 rng(23);
-  Index index(0, 1.5);
+  Index index(0, 1.5, min_buckets);
   std::unordered_map<uint64_t, uint32_t> slot_of = {{kFirst, 0}};
   std::unordered_map<uint32_t, uint64_t> hash_of_slot = {{0, kFirst}};
   const auto hash_of = [&](uint32_t slot) { return hash_of_slot.at(slot); };
@@ -401,6 +402,29 @@ TEST(SlotIndexTest, AnyBucketCountAgreesWithAMap) {
 
 TEST(SlotIndexTest, PowerOfTwoBucketCountAgreesWithAMap) {
   EXPECT_EQ(CheckIndexAgainstAMap<PowerOfTwoSlotIndex>(), 0u);
+}
+
+// A sharded cache's many small indexes start, and shrink back, small.
+TEST(SlotIndexTest, ASmallIndexStartsAtItsMinimumAndStillAgreesWithAMap) {
+  SlotIndex index(0, 2, 16);
+  EXPECT_EQ(index.buckets(), 16u);
+  const auto hash_of = [](uint32_t slot) { return Mix64(slot); };
+  for (uint32_t i = 0; i < 12; ++i) index.Insert(Mix64(i), i);
+  EXPECT_EQ(index.buckets(), 16u);  // 12 fit at 3/4 load
+  index.Insert(Mix64(12), 12);
+  EXPECT_EQ(index.buckets(), 32u);
+  for (uint32_t i = 0; i < 13; ++i) {
+    const auto* bucket = index.Find(Mix64(i), hash_of);
+    ASSERT_NE(bucket, nullptr);
+    EXPECT_EQ(bucket->slot, i);
+  }
+  for (uint32_t i = 2; i < 13; ++i) index.Erase(Mix64(i), i);
+  index.ShrinkTo(index.size());
+  EXPECT_EQ(index.buckets(), 16u);
+  EXPECT_EQ(index.Find(Mix64(5), hash_of), nullptr);
+  EXPECT_NE(index.Find(Mix64(1), hash_of), nullptr);
+  CheckIndexAgainstAMap<SlotIndex>(16);
+  CheckIndexAgainstAMap<PowerOfTwoSlotIndex>(16);
 }
 
 }  // namespace

@@ -4,11 +4,11 @@
 #include <queue>
 #include <string>
 #include <utility>
-#include <unordered_map>
 #include <vector>
 
 #include "symbiosis/error.h"
 #include "base/hash.h"
+#include "model/slot_index.h"
 
 namespace symbiosis {
 
@@ -43,15 +43,15 @@ class RocksDbCacheModel::PooledLru {
   }
 
   Found Find(uint64_t key) const {
-    const auto it = index_.find(key);
-    if (it == index_.end()) return Found::kNone;
-    return nodes_[it->second].dummy ? Found::kDummy : Found::kReal;
+    const uint32_t i = NodeOf(key);
+    if (i == kNoNode) return Found::kNone;
+    return nodes_[i].dummy ? Found::kDummy : Found::kReal;
   }
 
   // A lookup that returns the entry, and its release: it is marked hit
-  // and goes back to the top.
+  // and goes back to the top. REQUIRES: `key` is in the cache.
   void Hit(uint64_t key, uint64_t tick) {
-    const uint32_t i = index_.at(key);
+    const uint32_t i = NodeOf(key);
     Unlink(i);
     nodes_[i].hit = true;
     nodes_[i].tick = tick;
@@ -66,8 +66,7 @@ class RocksDbCacheModel::PooledLru {
               uint64_t tick, EvictedSink evicted) {
     EvictToFit(charge, evicted);
     if (usage_ + charge > capacity_ && !held) return;  // as if inserted and evicted at once
-    const auto it = index_.find(key);
-    if (it != index_.end()) Remove(it->second);  // overwritten
+    if (const uint32_t old = NodeOf(key); old != kNoNode) Remove(old);  // overwritten
     if (usage_ + charge > capacity_) return;      // released while over capacity
     const uint32_t i = Allocate();
     Node& n = nodes_[i];
@@ -78,7 +77,7 @@ class RocksDbCacheModel::PooledLru {
     n.disk = block.disk;
     n.dummy = dummy;
     n.tick = tick;
-    index_[key] = i;
+    index_.Insert(Mix64(key), i);
     usage_ += charge;
     Link(i);
   }
@@ -92,8 +91,7 @@ class RocksDbCacheModel::PooledLru {
   void Release(uint64_t charge) { usage_ -= charge; }
 
   void Erase(uint64_t key) {
-    const auto it = index_.find(key);
-    if (it != index_.end()) Remove(it->second);
+    if (const uint32_t i = NodeOf(key); i != kNoNode) Remove(i);
   }
 
   void SetCapacity(uint64_t bytes, EvictedSink evicted) {
@@ -113,8 +111,7 @@ class RocksDbCacheModel::PooledLru {
   uint64_t usage() const { return usage_; }
   uint64_t capacity() const { return capacity_; }
   size_t MemoryUsage() const {
-    // unordered_map: a node of key, value and link, and a bucket pointer.
-    return nodes_.capacity() * sizeof(Node) + index_.size() * 4 * sizeof(uint64_t) +
+    return nodes_.capacity() * sizeof(Node) + index_.MemoryUsage() +
            free_.capacity() * sizeof(uint32_t);
   }
 
@@ -131,6 +128,18 @@ class RocksDbCacheModel::PooledLru {
     bool hit = false;
     bool high = false;
   };
+
+  static constexpr uint32_t kNoNode = SlotIndex::kEmpty;
+  // A shard of a sampled cache holds a few dozen blocks: a small index to
+  // start with.
+  static constexpr size_t kMinIndexBuckets = 16;
+
+  // The node of `key`, or kNoNode.
+  uint32_t NodeOf(uint64_t key) const {
+    const SlotIndex::Bucket* bucket =
+        index_.Find(Mix64(key), [this](uint32_t i) { return Mix64(nodes_[i].key); });
+    return bucket != nullptr ? bucket->slot : kNoNode;
+  }
 
   uint32_t Allocate() {
     if (!free_.empty()) {
@@ -180,7 +189,7 @@ class RocksDbCacheModel::PooledLru {
   void Remove(uint32_t i) {
     Unlink(i);
     usage_ -= nodes_[i].charge;
-    index_.erase(nodes_[i].key);
+    index_.Erase(Mix64(nodes_[i].key), i);
     free_.push_back(i);
   }
 
@@ -201,7 +210,9 @@ class RocksDbCacheModel::PooledLru {
   std::vector<Node> nodes_;  // [0] is the list's sentinel
   uint32_t low_ = 0;
   std::vector<uint32_t> free_;
-  std::unordered_map<uint64_t, uint32_t> index_;
+  // Mix64 of a key to its node: Mix64 is a bijection, so keys never
+  // collide (slot_index.h).
+  SlotIndex index_{0, 2, kMinIndexBuckets};
 };
 
 // A ShardedCache of PooledLru shards: 2^bits of them, each of

@@ -1,6 +1,7 @@
 // SlotIndex: an open-addressing hash index from a key's mixed 64-bit hash
 // to a 32-bit slot number in an array owned by the caller. Private to the
-// models and simulators (GhostLru, LruSim); not part of the public API.
+// models and simulators (GhostLru, LruSim, RocksDbCacheModel's shards);
+// not part of the public API.
 //
 // Keys are identified by Mix64(key): Mix64 is a bijection on 64-bit
 // integers, so two keys collide only if they are equal. The caller keeps
@@ -45,11 +46,14 @@ class BasicSlotIndex {
   };
   static constexpr uint32_t kEmpty = UINT32_MAX;
 
-  // Sized for `expected` entries without growing; when full, grows to
-  // `growth` times as many buckets (rounded up to a power of two in
-  // PowerOfTwoSlotIndex). REQUIRES: growth > 1.
-  explicit BasicSlotIndex(size_t expected = 0, double growth = 2)
-      : growth_(growth) {
+  // Sized for `expected` entries without growing, and never below
+  // `min_buckets` (many small indexes, as a sharded cache's, want few);
+  // when full, grows to `growth` times as many buckets (rounded up to a
+  // power of two in PowerOfTwoSlotIndex). REQUIRES: growth > 1,
+  // min_buckets >= 2.
+  explicit BasicSlotIndex(size_t expected = 0, double growth = 2,
+                          size_t min_buckets = kDefaultMinBuckets)
+      : growth_(growth), min_buckets_(min_buckets) {
     Reset(BucketsFor(expected));
   }
 
@@ -143,13 +147,14 @@ class BasicSlotIndex {
   size_t buckets() const { return buckets_.size(); }
   size_t MemoryUsage() const { return buckets_.capacity() * sizeof(Bucket); }
 
-  // Fewest buckets (at least kMinBuckets) that hold `size` at 3/4 load.
-  static size_t BucketsFor(size_t size) {
-    return Allowed(std::max(kMinBuckets, (4 * size + 2) / 3));
+  // Fewest buckets (at least min_buckets) that hold `size` at 3/4 load.
+  size_t BucketsFor(size_t size) const {
+    return Allowed(std::max(min_buckets_, (4 * size + 2) / 3));
   }
 
+  static constexpr size_t kDefaultMinBuckets = 1024;
+
  private:
-  static constexpr size_t kMinBuckets = 1024;
 
   // The least allowed bucket count >= n.
   static size_t Allowed(size_t n) {
@@ -200,6 +205,7 @@ class BasicSlotIndex {
   size_t n_ = 0;  // buckets_.size(), at most 2^32 (Home scales a 32-bit tag)
   int shift_ = 0;
   double growth_;
+  size_t min_buckets_;
   size_t max_size_ = 0;  // floor(3/4 of the buckets)
   size_t size_ = 0;
 };
