@@ -4,8 +4,7 @@
 // It sorts on the bits that vary between the keys only, in digits of at
 // most 11 bits (a count table that stays in L1): stack distances of equal-
 // sized blocks share their low zero bits and fit in about 32 bits, so two
-// or three passes sort them, where std::sort needs ~log2(n) (std::sort
-// took 30% of an exact LRU curve's time, bench/mrc.md). Stable.
+// or three passes sort them, where std::sort needs ~log2(n). Stable.
 
 #ifndef SYMBIOSIS_MODEL_RADIX_SORT_H_
 #define SYMBIOSIS_MODEL_RADIX_SORT_H_
