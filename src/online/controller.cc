@@ -28,8 +28,9 @@ constexpr uint64_t kMaxFileId = uint64_t{1} << 48;
 constexpr uint64_t kClockChunk = 1024;
 
 // The ghosts' memory is summed over every shard of every candidate's
-// model: hundreds of cache lines with RocksDB's tiers, a third of what a
-// sampled access cost when it was summed at each (bench/controller.md).
+// model: hundreds of cache lines with RocksDB's tiers, where summing it
+// at each sampled access took 14-37% of what the access cost
+// (bench/controller.md, part 5).
 // So the peak is taken once per kPeakMemoryEvery sampled accesses and
 // before the Tracker advances: it misses at most that many accesses'
 // growth.
