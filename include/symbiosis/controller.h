@@ -7,10 +7,11 @@
 //   Stable    only counters run. Every window of accesses gives a measured
 //             L_e = (1 - H_a) (C_a + (1 - H_k) C_k). While the caches warm
 //             after a resize the reference follows L_e down; then it is
-//             frozen, and a window that differs from it by more than the
-//             change threshold starts a round. If L_e rose (the data set
-//             probably grew) M_a first shrinks to the engine's default, the
-//             reset policy: the kernel cache copes better with a grown set.
+//             frozen, and windows that differ from it by more than the
+//             change threshold and their own spread start a round. If L_e
+//             rose (the data set probably grew) M_a first shrinks to the
+//             engine's default, the reset policy: the kernel cache copes
+//             better with a grown set.
 //             The first frozen reference after a round that left M_a where
 //             it measured it is compared with that measure: a change that
 //             came during the round or its trials starts a round too.
@@ -48,8 +49,10 @@
 //             reads stopped falling), and at the current M_a again; a
 //             candidate stays only if it measured the trial gain less than
 //             the current M_a's time interpolated to its own (the
-//             machine's speed drifts meanwhile); one that measured the
-//             trusted gain less than the first measure stays at once. The
+//             machine's speed drifts meanwhile), and more than the two
+//             measures' windows spread (the engine's own cycles); one that
+//             measured the trusted gain less than the first measure stays
+//             at once. The
 //             model's costs are measured in the current state, and some
 //             are not per event: device reads also slow the hits and the CPU
 //             around them (interrupts, reclaim), which a layout without

@@ -113,6 +113,7 @@ std::string ToJson(const ControllerStats& s) {
            ", \"before\": " + JsonNumber(t.before) + ", \"after\": " + JsonNumber(t.after) +
            ", \"before_wall_us\": " + JsonNumber(t.before_wall_us) +
            ", \"after_wall_us\": " + JsonNumber(t.after_wall_us) +
+           ", \"noise_us\": " + JsonNumber(t.noise_us) +
            ", \"kept\": " + JsonBool(t.kept) + "}";
     }
     j += "]";

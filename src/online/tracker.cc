@@ -335,9 +335,27 @@ Tracker::TrialMeasure Tracker::Interpolated(const TrialMeasure& first, const Tri
   const double share = span > 0 ? static_cast<double>(at - first.at) / span : 0;
   TrialMeasure m = first;
   m.busy_us = first.busy_us + share * (last.busy_us - first.busy_us);
+  m.busy_se = std::hypot((1 - share) * first.busy_se, share * last.busy_se);
   m.wall_us = first.wall_us + share * (last.wall_us - first.wall_us);
   m.at = at;
   return m;
+}
+
+// A margin alone trusts every measure alike. Where the engine's own cycles
+// (compactions, write stalls, eviction passes) move the busy time per
+// access by tens of percent from one window to the next, a 5% margin
+// passes on noise: in RocksDB with one reader and 10% writes the trials
+// kept a split measured 39% faster that ran 17% slower over the run. The
+// windows of a measure show its noise; a difference within twice its
+// standard error (about 95% for a normal spread) is not a gain. Where the
+// windows agree the margin decides, as before (docs/decisions/trial-noise.md).
+double Tracker::NoiseUs(const TrialMeasure& a, const TrialMeasure& b) {
+  return 2 * std::hypot(a.busy_se, b.busy_se);
+}
+
+bool Tracker::FasterBy(const TrialMeasure& faster, const TrialMeasure& than, double share) {
+  const double gain = than.busy_us - faster.busy_us;
+  return gain >= share * than.busy_us && gain > NoiseUs(faster, than);
 }
 
 double Tracker::BusyThreadUs(const EventTotals& w) const {
@@ -397,18 +415,32 @@ void Tracker::OnStableWindow(const Measurement& m) {
     following_ = false;
     base_sum_ = Measurement{0, 0, 0};
     base_windows_ = 0;
+    base_latency_sum_ = 0;
+    base_latency_squares_ = 0;
     changed_windows_ = 0;
   }
   if (base_windows_ < config_.change_base_windows) {
     base_sum_.Add(m);
+    base_latency_sum_ += latency;
+    base_latency_squares_ += latency * latency;
     if (++base_windows_ == config_.change_base_windows) {
       reference_ = base_sum_.DividedBy(base_windows_);
+      reference_spread_ = 0;
+      if (const double n = base_windows_; n > 1) {
+        const double mean = base_latency_sum_ / n;
+        reference_spread_ =
+            std::sqrt(std::max(0.0, (base_latency_squares_ - n * mean * mean) / (n - 1)));
+      }
       CheckAfterRound();
     }
     return;
   }
   const double reference = Latency(*reference_);
-  if (!Changed(m, *reference_)) {
+  // One window against the mean of change_base_windows: its deviation's
+  // spread is the windows' times sqrt(1 + 1 / n).
+  const double noise = kChangeNoise * reference_spread_ *
+                       std::sqrt(1 + 1.0 / std::max<uint32_t>(config_.change_base_windows, 1));
+  if (!Changed(m, *reference_) || std::fabs(latency - reference) <= noise) {
     changed_windows_ = 0;
     return;
   }
@@ -931,6 +963,8 @@ void Tracker::RestartTrialMeasure() {
   trial_measure_from_ = now_;
   trial_windows_seen_ = 0;
   trial_busy_us_ = 0;
+  trial_window_busy_sum_ = 0;
+  trial_window_busy_squares_ = 0;
   trial_accesses_ = 0;
   trial_wall_ns_ = 0;
   trial_ratio_sum_ = Measurement{0, 0, 0};
@@ -998,7 +1032,13 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (trial_phase_ == TrialPhase::kSettling) SettleTrial(w, window_begin);
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
   if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
-  trial_busy_us_ += BusyThreadUs(w);
+  const double busy = BusyThreadUs(w);
+  trial_busy_us_ += busy;
+  if (w.accesses > 0) {
+    const double per_access = busy / w.accesses;
+    trial_window_busy_sum_ += per_access;
+    trial_window_busy_squares_ += per_access * per_access;
+  }
   trial_accesses_ += w.accesses;
   trial_wall_ns_ += w.wall_ns;
   trial_ratio_sum_.Add(Measure(w));
@@ -1008,6 +1048,12 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   }
   TrialMeasure measure;
   measure.busy_us = trial_busy_us_ / trial_accesses_;
+  if (const double n = trial_windows_seen_; n > 1) {
+    const double mean = trial_window_busy_sum_ / n;
+    const double variance =
+        std::max(0.0, (trial_window_busy_squares_ - n * mean * mean) / (n - 1));
+    measure.busy_se = std::sqrt(variance / n);
+  }
   measure.wall_us = trial_wall_ns_ / 1e3 / trial_accesses_;
   measure.at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
   measure.ratios = trial_ratio_sum_.DividedBy(trial_windows_seen_);
@@ -1028,7 +1074,7 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
     return;
   }
   trial_measures_.push_back(measure);
-  if (measure.busy_us <= (1 - config_.trusted_gain) * trial_before_.busy_us &&
+  if (FasterBy(measure, trial_before_, config_.trusted_gain) &&
       !WallSlower(measure.wall_us, trial_before_.wall_us)) {
     EndTrials(std::nullopt);
   } else if (++trial_next_ < trial_queue_.size()) {
@@ -1060,17 +1106,19 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     t.after = m.busy_us;
     t.before_wall_us = then.wall_us;
     t.after_wall_us = m.wall_us;
+    t.noise_us = NoiseUs(m, then);
     round.trials.push_back(t);
     round.reason += "; tried M_a " + MiB(t.ma_bytes) +
                     Format(": %.3g against %.3g then", t.after, t.before);
     round.reason += Format(" (wall time per access %.3g against %.3g)", t.after_wall_us,
                            t.before_wall_us);
   }
-  // The fastest by busy time relative to the current M_a at its time stays
-  // if it gained, of those whose wall time per access relative to the
-  // current M_a's is within trial_gain of the best such ratio (the current
-  // M_a's own is 1): a candidate the wall clock shows slower than the
-  // current M_a or than another candidate is not the fastest.
+  // The fastest by busy time relative to the current M_a at its time stays,
+  // of those that gained trial_gain beyond their noise and whose wall time
+  // per access relative to the current M_a's is within trial_gain of the
+  // best such ratio (the current M_a's own is 1): a candidate the wall
+  // clock shows slower than the current M_a or than another candidate is
+  // not the fastest.
   auto wall_ratio = [](const TrialStats& t) {
     return t.before_wall_us > 0 && t.after_wall_us > 0 ? t.after_wall_us / t.before_wall_us : 1;
   };
@@ -1079,12 +1127,18 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
   std::optional<size_t> best;
   for (size_t i = 0; i < round.trials.size(); i++) {
     const TrialStats& x = round.trials[i];
-    if (WallSlower(wall_ratio(x), best_wall)) continue;
+    const double gain = x.before - x.after;
+    if (WallSlower(wall_ratio(x), best_wall) || gain < config_.trial_gain * x.before) continue;
+    if (gain <= x.noise_us) {
+      round.reason += "; M_a " + MiB(x.ma_bytes) +
+                      Format("'s gain, %.3g us, is within its noise (%.3g)", gain, x.noise_us);
+      continue;
+    }
     if (!best || x.after / x.before < round.trials[*best].after / round.trials[*best].before) {
       best = i;
     }
   }
-  if (best && round.trials[*best].after <= (1 - config_.trial_gain) * round.trials[*best].before) {
+  if (best) {
     TrialStats& winner = round.trials[*best];
     winner.kept = true;
     round.decision = "adopted";

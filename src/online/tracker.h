@@ -111,6 +111,9 @@ class Tracker {
   static constexpr uint32_t kProbeWindows = 8;
   static constexpr uint32_t kProbeRestWindows = 24;
   static constexpr double kProbeShrink = 0.25;
+  // A window's L_e within this many standard deviations of the reference
+  // windows' spread is no change (docs/decisions/change-noise.md).
+  static constexpr double kChangeNoise = 2;
 
   // Hit ratios of a window; L_e follows from them with the costs of the
   // moment, so a change of the measured costs alone starts no round.
@@ -130,12 +133,21 @@ class Tracker {
 
   // A trial's measure: busy thread us per access, wall us per access (the
   // inverse of the throughput), its middle access, and the hit ratios.
+  // busy_se: the standard error of busy_us from its windows' spread (0
+  // from one window, or from a sum of windows: MeasureOf).
   struct TrialMeasure {
     double busy_us = 0;
+    double busy_se = 0;
     double wall_us = 0;
     uint64_t at = 0;
     Measurement ratios;
   };
+  // Twice the standard error of the difference of two measures' busy
+  // times: a smaller difference is noise (docs/decisions/trial-noise.md).
+  static double NoiseUs(const TrialMeasure& a, const TrialMeasure& b);
+  // Whether `faster` measured `share` less busy time than `than`, beyond
+  // the noise of the two.
+  static bool FasterBy(const TrialMeasure& faster, const TrialMeasure& than, double share);
   // Whether wall time per access `x` (or a ratio of two) is slower than
   // `than` by more than trial_gain (docs/decisions/trial-metrics.md).
   bool WallSlower(double x, double than) const;
@@ -251,6 +263,11 @@ class Tracker {
   bool following_ = false;  // the reference still follows L_e down
   Measurement base_sum_;       // the windows the reference averages
   uint32_t base_windows_ = 0;  // so far; the reference is frozen at change_base_windows
+  // Their L_e, summed, and the squares: the spread of one window's L_e
+  // about the reference (reference_spread_, set when it freezes).
+  double base_latency_sum_ = 0;
+  double base_latency_squares_ = 0;
+  double reference_spread_ = 0;
   uint32_t changed_windows_ = 0;  // in a row beyond the change threshold
   uint64_t stable_since_ = 0;
   uint64_t no_round_until_ = 0;  // churn back-off
@@ -308,6 +325,10 @@ class Tracker {
   uint64_t trial_measure_from_ = 0;
   uint32_t trial_windows_seen_ = 0;
   double trial_busy_us_ = 0;
+  // Each window's busy time per access, summed, and their squares: the
+  // measure's spread.
+  double trial_window_busy_sum_ = 0;
+  double trial_window_busy_squares_ = 0;
   uint64_t trial_accesses_ = 0;
   uint64_t trial_wall_ns_ = 0;
   Measurement trial_ratio_sum_;  // the hit ratios of its windows, summed

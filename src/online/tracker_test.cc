@@ -551,6 +551,26 @@ TEST(TrackerTest, WindowsSwingingAroundASteadyMeanStartNoRound) {
   EXPECT_GE(single.sim.begins, 1);
 }
 
+// An engine's own cycles (compactions, write stalls) can swing L_e by a
+// third from one window to the next, beyond the change threshold both
+// ways, in two windows in a row. The reference windows show that spread:
+// a window within twice it is no change (docs/decisions/change-noise.md),
+// while a lasting rise beyond it still starts a round.
+TEST(TrackerTest, WindowsSwingingByMoreThanTheThresholdStartNoRoundWithinTheirSpread) {
+  ControllerConfig c = SmallConfig();
+  c.start_with_round = false;
+  Harness h(c);
+  h.Start();
+  h.Run(2000, 0.5, 0.8);  // settling
+  // L_e 4.03 and 2.17 in turn: 30% off their mean of 3.1.
+  for (int i = 0; i < 30; ++i) h.Run(1000, i % 2 ? 0.35 : 0.65, 0.8);
+  ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
+  EXPECT_EQ(h.sim.begins, 0);
+  h.Run(2000, 0.2, 0.5);  // L_e 8.8: the workload changed
+  ASSERT_EQ(h.sim.begins, 1);
+  EXPECT_NE(h.LastRound().trigger.find("rose"), std::string::npos) << h.LastRound().trigger;
+}
+
 TEST(TrackerTest, SmallOrTinyChangesStartNoRound) {
   ControllerConfig c = SmallConfig();
   c.start_with_round = false;
@@ -1639,6 +1659,45 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
     // Compared with the current M_a at its own time, not with the first measure.
     EXPECT_NEAR(r.trials[0].after / r.trials[0].before, k.candidate, 0.03) << r.reason;
     EXPECT_EQ(h.tracker->ma_bytes(), k.kept ? kM / 8 : 8 * kMiB);
+  }
+}
+
+// An engine whose own cycles (compactions, write stalls) move its busy
+// time per access by 40% from one window to the next: over three windows
+// a measure is off by up to a third, and a 5% margin keeps or refuses on
+// the cycle's phase. The windows' spread shows the noise, and a gain
+// within it is not kept; the same candidate with steady windows is
+// (docs/decisions/trial-noise.md).
+TEST(TrackerTest, AGainWithinItsWindowsNoiseIsNotKept) {
+  for (const bool noisy : {true, false}) {
+    Harness h(MeasuringConfig());
+    h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+    for (uint64_t n = 0; n < 60'000 && h.tracker->state() == ControllerState::kTrying;
+         n += Harness::kChunk) {
+      const bool odd_window = (h.totals.accesses / h.config.window_accesses) % 2 == 1;
+      const double cycle = !noisy ? 1 : odd_window ? 0.6 : 1.4;
+      const double scale = cycle * (h.tracker->ma_bytes() == kM / 8 ? 0.9 : 1);
+      h.timing = kFourThreadsOnOneCpu;
+      h.timing.cpu_ns *= scale;
+      h.timing.runnable_ns *= scale;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    h.timing = kFourThreadsOnOneCpu;
+    h.Run(5'000, kFourThreadsHa, kFourThreadsHk);  // the last move
+    const RoundStats& r = h.LastRound();
+    ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+    EXPECT_EQ(r.trials[0].kept, !noisy) << r.reason;
+    EXPECT_EQ(h.tracker->ma_bytes(), noisy ? 8 * kMiB : kM / 8) << r.reason;
+    if (noisy) {
+      // The margin alone would keep it.
+      EXPECT_LE(r.trials[0].after, (1 - h.config.trial_gain) * r.trials[0].before) << r.reason;
+      EXPECT_GT(r.trials[0].noise_us, r.trials[0].before - r.trials[0].after) << r.reason;
+      EXPECT_NE(r.reason.find("within its noise"), std::string::npos) << r.reason;
+    } else {
+      EXPECT_LT(r.trials[0].noise_us, 0.01 * r.trials[0].before) << r.reason;
+    }
   }
 }
 
