@@ -44,19 +44,19 @@
 //   Trying    after a round that kept M_a, the candidates the model cannot
 //             rule out (their scores within the trial band) run for real,
 //             fewest predicted device reads first, at most max_trials: the
-//             busy thread time per access is measured at the current M_a,
-//             at each candidate's once the caches settled (their device
-//             reads stopped falling), and at the current M_a again; a
-//             candidate stays only if it measured the trial gain less than
-//             the current M_a's time interpolated to its own (the
-//             machine's speed drifts meanwhile), and more than the two
-//             measures' windows spread (the engine's own cycles); one that
-//             measured the trusted gain less than the first measure stays
-//             at once. The
-//             model's costs are measured in the current state, and some
-//             are not per event: device reads also slow the hits and the CPU
-//             around them (interrupts, reclaim), which a layout without
-//             device reads does not pay. A winner whose predicted gain is
+//             busy thread time and the wall time per access are measured
+//             at the current M_a, at each candidate's once the caches
+//             settled (their device reads stopped falling), and at the
+//             current M_a again; a candidate stays only if it measured the
+//             trial gain less of one than the current M_a's time
+//             interpolated to its own (the machine's speed drifts
+//             meanwhile), beyond the spread of the measures' windows (the
+//             engine's own cycles), and not the trial gain more of the
+//             other; one that gained the trusted gain on the first measure
+//             stays at once. The model's costs are measured in the current
+//             state, and some are not per event: device reads also slow the
+//             hits and the CPU around them (interrupts, reclaim), which a
+//             layout without device reads does not pay. A winner whose predicted gain is
 //             below the trusted gain is tried the same way, first, rather
 //             than adopted, and so is a kept round's winner that predicts
 //             at least the trial gain.

@@ -37,9 +37,10 @@ struct CandidateStats {
 // M_a the round kept, interpolated to the candidate's measure between its
 // measures before and after the trials, and at the candidate's; the same
 // of the wall time per access (us, the inverse of the throughput).
-// `noise_us`: the least difference of busy times that counts, twice the
-// standard error of after - before from the spread of the measures'
-// windows (docs/decisions/trial-noise.md); 0 where a measure had one window.
+// `noise_us` (`wall_noise_us`): the least difference of busy (wall)
+// times that counts, twice the standard error of after - before from the
+// spread of the measures' windows (docs/decisions/trial-noise.md); 0
+// where a measure had one window.
 struct TrialStats {
   uint64_t ma_bytes = 0;
   double before = 0;
@@ -47,6 +48,7 @@ struct TrialStats {
   double before_wall_us = 0;
   double after_wall_us = 0;
   double noise_us = 0;
+  double wall_noise_us = 0;
   bool kept = false;
 };
 

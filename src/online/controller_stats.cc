@@ -114,6 +114,7 @@ std::string ToJson(const ControllerStats& s) {
            ", \"before_wall_us\": " + JsonNumber(t.before_wall_us) +
            ", \"after_wall_us\": " + JsonNumber(t.after_wall_us) +
            ", \"noise_us\": " + JsonNumber(t.noise_us) +
+           ", \"wall_noise_us\": " + JsonNumber(t.wall_noise_us) +
            ", \"kept\": " + JsonBool(t.kept) + "}";
     }
     j += "]";

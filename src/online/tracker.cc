@@ -337,6 +337,7 @@ Tracker::TrialMeasure Tracker::Interpolated(const TrialMeasure& first, const Tri
   m.busy_us = first.busy_us + share * (last.busy_us - first.busy_us);
   m.busy_se = std::hypot((1 - share) * first.busy_se, share * last.busy_se);
   m.wall_us = first.wall_us + share * (last.wall_us - first.wall_us);
+  m.wall_se = std::hypot((1 - share) * first.wall_se, share * last.wall_se);
   m.at = at;
   return m;
 }
@@ -349,13 +350,30 @@ Tracker::TrialMeasure Tracker::Interpolated(const TrialMeasure& first, const Tri
 // windows of a measure show its noise; a difference within twice its
 // standard error (about 95% for a normal spread) is not a gain. Where the
 // windows agree the margin decides, as before (docs/decisions/trial-noise.md).
+double Tracker::WindowSpread::StandardError() const {
+  if (windows < 2) return 0;
+  const double n = windows;
+  const double mean = sum / n;
+  return std::sqrt(std::max(0.0, (squares - n * mean * mean) / (n - 1)) / n);
+}
+
 double Tracker::NoiseUs(const TrialMeasure& a, const TrialMeasure& b) {
   return 2 * std::hypot(a.busy_se, b.busy_se);
 }
 
-bool Tracker::FasterBy(const TrialMeasure& faster, const TrialMeasure& than, double share) {
-  const double gain = than.busy_us - faster.busy_us;
-  return gain >= share * than.busy_us && gain > NoiseUs(faster, than);
+double Tracker::WallNoiseUs(const TrialMeasure& a, const TrialMeasure& b) {
+  return 2 * std::hypot(a.wall_se, b.wall_se);
+}
+
+bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const {
+  const double busy = than.busy_us - m.busy_us;
+  const double wall = than.wall_us - m.wall_us;
+  const bool by_busy = busy >= share * than.busy_us && busy > NoiseUs(m, than) &&
+                       !WallSlower(m.wall_us, than.wall_us);
+  const bool by_wall = m.wall_us > 0 && than.wall_us > 0 && wall >= share * than.wall_us &&
+                       wall > WallNoiseUs(m, than) &&
+                       m.busy_us <= (1 + config_.trial_gain) * than.busy_us;
+  return by_busy || by_wall;
 }
 
 double Tracker::BusyThreadUs(const EventTotals& w) const {
@@ -963,8 +981,8 @@ void Tracker::RestartTrialMeasure() {
   trial_measure_from_ = now_;
   trial_windows_seen_ = 0;
   trial_busy_us_ = 0;
-  trial_window_busy_sum_ = 0;
-  trial_window_busy_squares_ = 0;
+  trial_busy_spread_ = WindowSpread{};
+  trial_wall_spread_ = WindowSpread{};
   trial_accesses_ = 0;
   trial_wall_ns_ = 0;
   trial_ratio_sum_ = Measurement{0, 0, 0};
@@ -1035,9 +1053,8 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   const double busy = BusyThreadUs(w);
   trial_busy_us_ += busy;
   if (w.accesses > 0) {
-    const double per_access = busy / w.accesses;
-    trial_window_busy_sum_ += per_access;
-    trial_window_busy_squares_ += per_access * per_access;
+    trial_busy_spread_.Add(busy / w.accesses);
+    trial_wall_spread_.Add(w.wall_ns / 1e3 / w.accesses);
   }
   trial_accesses_ += w.accesses;
   trial_wall_ns_ += w.wall_ns;
@@ -1048,13 +1065,9 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   }
   TrialMeasure measure;
   measure.busy_us = trial_busy_us_ / trial_accesses_;
-  if (const double n = trial_windows_seen_; n > 1) {
-    const double mean = trial_window_busy_sum_ / n;
-    const double variance =
-        std::max(0.0, (trial_window_busy_squares_ - n * mean * mean) / (n - 1));
-    measure.busy_se = std::sqrt(variance / n);
-  }
+  measure.busy_se = trial_busy_spread_.StandardError();
   measure.wall_us = trial_wall_ns_ / 1e3 / trial_accesses_;
+  measure.wall_se = trial_wall_spread_.StandardError();
   measure.at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
   measure.ratios = trial_ratio_sum_.DividedBy(trial_windows_seen_);
   if (trial_phase_ == TrialPhase::kBefore) {
@@ -1074,8 +1087,7 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
     return;
   }
   trial_measures_.push_back(measure);
-  if (FasterBy(measure, trial_before_, config_.trusted_gain) &&
-      !WallSlower(measure.wall_us, trial_before_.wall_us)) {
+  if (Gained(measure, trial_before_, config_.trusted_gain)) {
     EndTrials(std::nullopt);
   } else if (++trial_next_ < trial_queue_.size()) {
     MoveToNextTrial();
@@ -1107,35 +1119,51 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     t.before_wall_us = then.wall_us;
     t.after_wall_us = m.wall_us;
     t.noise_us = NoiseUs(m, then);
+    t.wall_noise_us = WallNoiseUs(m, then);
     round.trials.push_back(t);
     round.reason += "; tried M_a " + MiB(t.ma_bytes) +
                     Format(": %.3g against %.3g then", t.after, t.before);
     round.reason += Format(" (wall time per access %.3g against %.3g)", t.after_wall_us,
                            t.before_wall_us);
   }
-  // The fastest by busy time relative to the current M_a at its time stays,
-  // of those that gained trial_gain beyond their noise and whose wall time
-  // per access relative to the current M_a's is within trial_gain of the
-  // best such ratio (the current M_a's own is 1): a candidate the wall
-  // clock shows slower than the current M_a or than another candidate is
-  // not the fastest.
+  // The fastest relative to the current M_a at its time stays, of those
+  // that gained trial_gain beyond their noise: by busy time, with a wall
+  // time per access relative to the current M_a's within trial_gain of the
+  // best such ratio (the current M_a's own is 1), or by wall time, with a
+  // busy time no more than trial_gain above the current M_a's. A candidate
+  // the wall clock shows slower than the current M_a or than another
+  // candidate is not the fastest by busy time; one whose threads sleep
+  // less serves more by the wall clock (docs/decisions/trial-metrics.md).
   auto wall_ratio = [](const TrialStats& t) {
     return t.before_wall_us > 0 && t.after_wall_us > 0 ? t.after_wall_us / t.before_wall_us : 1;
   };
   double best_wall = 1;
   for (const TrialStats& x : round.trials) best_wall = std::min(best_wall, wall_ratio(x));
+  const double g = config_.trial_gain;
   std::optional<size_t> best;
+  double best_score = 0;
+  bool best_by_wall = false;
   for (size_t i = 0; i < round.trials.size(); i++) {
     const TrialStats& x = round.trials[i];
     const double gain = x.before - x.after;
-    if (WallSlower(wall_ratio(x), best_wall) || gain < config_.trial_gain * x.before) continue;
-    if (gain <= x.noise_us) {
-      round.reason += "; M_a " + MiB(x.ma_bytes) +
-                      Format("'s gain, %.3g us, is within its noise (%.3g)", gain, x.noise_us);
+    const double wall_gain = x.before_wall_us - x.after_wall_us;
+    const bool wall_ok = !WallSlower(wall_ratio(x), best_wall);
+    const bool by_busy = wall_ok && gain >= g * x.before && gain > x.noise_us;
+    const bool by_wall = x.before_wall_us > 0 && x.after_wall_us > 0 &&
+                         wall_gain >= g * x.before_wall_us && wall_gain > x.wall_noise_us &&
+                         x.after <= (1 + g) * x.before;
+    if (!by_busy && !by_wall) {
+      if (wall_ok && gain >= g * x.before) {
+        round.reason += "; M_a " + MiB(x.ma_bytes) +
+                        Format("'s gain, %.3g us, is within its noise (%.3g)", gain, x.noise_us);
+      }
       continue;
     }
-    if (!best || x.after / x.before < round.trials[*best].after / round.trials[*best].before) {
+    const double score = by_busy ? x.after / x.before : wall_ratio(x);
+    if (!best || score < best_score) {
       best = i;
+      best_score = score;
+      best_by_wall = !by_busy;
     }
   }
   if (best) {
@@ -1145,7 +1173,8 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     round.adopted_ma_bytes = winner.ma_bytes;
     round.reason += "; kept M_a " + MiB(winner.ma_bytes) +
                     (again ? ", the fastest" : Format(", %.0f%% or more faster: at once",
-                                                      100 * config_.trusted_gain));
+                                                      100 * config_.trusted_gain)) +
+                    (best_by_wall ? " (by the wall clock)" : "");
     SetTarget(winner.ma_bytes);
     if (check_after_round_) after_round_ = trial_measures_[*best].ratios;
   } else {

@@ -133,21 +133,39 @@ class Tracker {
 
   // A trial's measure: busy thread us per access, wall us per access (the
   // inverse of the throughput), its middle access, and the hit ratios.
-  // busy_se: the standard error of busy_us from its windows' spread (0
+  // busy_se, wall_se: their standard errors from the windows' spread (0
   // from one window, or from a sum of windows: MeasureOf).
   struct TrialMeasure {
     double busy_us = 0;
     double busy_se = 0;
     double wall_us = 0;
+    double wall_se = 0;
     uint64_t at = 0;
     Measurement ratios;
   };
+  // A measure's windows, each one's value per access: their spread.
+  struct WindowSpread {
+    double sum = 0;
+    double squares = 0;
+    uint32_t windows = 0;
+    void Add(double x) {
+      sum += x;
+      squares += x * x;
+      ++windows;
+    }
+    // The standard error of their mean; 0 from fewer than two.
+    double StandardError() const;
+  };
   // Twice the standard error of the difference of two measures' busy
-  // times: a smaller difference is noise (docs/decisions/trial-noise.md).
+  // (wall) times: a smaller difference is noise
+  // (docs/decisions/trial-noise.md).
   static double NoiseUs(const TrialMeasure& a, const TrialMeasure& b);
-  // Whether `faster` measured `share` less busy time than `than`, beyond
-  // the noise of the two.
-  static bool FasterBy(const TrialMeasure& faster, const TrialMeasure& than, double share);
+  static double WallNoiseUs(const TrialMeasure& a, const TrialMeasure& b);
+  // Whether `m` gained `share` on `than`: by busy time beyond its noise,
+  // the wall time no more than trial_gain slower; or by wall time beyond
+  // its noise, the busy time no more than trial_gain above
+  // (docs/decisions/trial-metrics.md).
+  bool Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const;
   // Whether wall time per access `x` (or a ratio of two) is slower than
   // `than` by more than trial_gain (docs/decisions/trial-metrics.md).
   bool WallSlower(double x, double than) const;
@@ -325,10 +343,9 @@ class Tracker {
   uint64_t trial_measure_from_ = 0;
   uint32_t trial_windows_seen_ = 0;
   double trial_busy_us_ = 0;
-  // Each window's busy time per access, summed, and their squares: the
-  // measure's spread.
-  double trial_window_busy_sum_ = 0;
-  double trial_window_busy_squares_ = 0;
+  // The spread of its windows' busy and wall time per access.
+  WindowSpread trial_busy_spread_;
+  WindowSpread trial_wall_spread_;
   uint64_t trial_accesses_ = 0;
   uint64_t trial_wall_ns_ = 0;
   Measurement trial_ratio_sum_;  // the hit ratios of its windows, summed
