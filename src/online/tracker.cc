@@ -45,7 +45,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
       step_bytes_(config.resize_step_bytes ? config.resize_step_bytes
                                            : std::max<uint64_t>(memory_bytes / 16, 1)),
       simulator_(simulator),
-      costs_(config.costs),
+      estimator_(config),
       floor_bytes_(static_cast<uint64_t>(config.min_app_fraction * memory_bytes)),
       applied_(std::clamp(config.initial_ma_bytes, floor_bytes_, memory_bytes)),
       target_(applied_),
@@ -58,11 +58,11 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
 }
 
 double Tracker::Latency(const Measurement& m) const {
-  return ExpectedLatency(m.hit_app, m.hit_kernel, costs_, m.stores);
+  return ExpectedLatency(m.hit_app, m.hit_kernel, costs(), m.stores);
 }
 
 double Tracker::Score(const CandidateStats& c) const {
-  return cpu_load_measured_ ? c.predicted_access_time : c.predicted_latency;
+  return estimator_.cpu_load_measured() ? c.predicted_access_time : c.predicted_latency;
 }
 
 // The floor is a share of C_a + C_k, or, with change_floor_on_parts, on
@@ -81,7 +81,7 @@ bool Tracker::Changed(const Measurement& m, const Measurement& reference) const 
   const double delta = std::fabs(Latency(m) - at);
   if (delta <= config_.change_threshold * at) return false;
   if (!settings_.change_floor_on_parts) {
-    return delta > config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
+    return delta > config_.change_floor * (costs().app_miss + costs().kernel_miss);
   }
   const double app = std::fabs(m.hit_app - reference.hit_app);
   const double device = std::fabs(DeviceReadsPerAccess(m.hit_app, m.hit_kernel) -
@@ -100,35 +100,6 @@ uint64_t Tracker::next_deadline() const {
   return t;
 }
 
-EventTotals Tracker::Since(const EventTotals& from, const EventTotals& to) {
-  EventTotals w;
-  w.accesses = to.accesses - from.accesses;
-  w.app_hits = to.app_hits - from.app_hits;
-  w.reads = to.reads - from.reads;
-  w.read_hits = to.read_hits - from.read_hits;
-  w.hits = to.hits.Since(from.hits);
-  w.hit_split = to.hit_split - from.hit_split;
-  w.hit_split_ns = to.hit_split_ns - from.hit_split_ns;
-  w.hit_split_runnable_ns = to.hit_split_runnable_ns - from.hit_split_runnable_ns;
-  w.miss_ns = to.miss_ns - from.miss_ns;
-  w.miss_timed = to.miss_timed - from.miss_timed;
-  w.stores = to.stores.Since(from.stores);
-  w.split_misses = to.split_misses - from.split_misses;
-  w.split_ns = to.split_ns - from.split_ns;
-  w.split_cpu_ns = to.split_cpu_ns - from.split_cpu_ns;
-  w.split_runnable_ns = to.split_runnable_ns - from.split_runnable_ns;
-  // Process times exist only if both ends were measured; a thread that
-  // exited took its times along, so they may even run backwards.
-  if (from.wall_ns != 0 && to.wall_ns > from.wall_ns) {
-    auto since = [](uint64_t a, uint64_t b) { return b > a ? b - a : 0; };
-    w.wall_ns = to.wall_ns - from.wall_ns;
-    w.process_cpu_ns = since(from.process_cpu_ns, to.process_cpu_ns);
-    w.process_runnable_ns = since(from.process_runnable_ns, to.process_runnable_ns);
-  }
-  w.cpus = to.cpus;
-  w.probe_distinct = to.probe_distinct;
-  return w;
-}
 
 Tracker::Measurement Tracker::Measure(const EventTotals& w) {
   Measurement m;
@@ -202,8 +173,7 @@ void Tracker::EndWindow(const EventTotals& totals) {
   window_end_ = now_ + config_.window_accesses;
   if (w.accesses == 0) return;
 
-  UpdateCosts(w);
-  UpdateCpuLoad(w);
+  estimator_.AddWindow(w);
   NoteBusyWindow(w, window_begin);
   const Measurement m = Measure(w);
   last_window_ = m;
@@ -215,24 +185,6 @@ void Tracker::EndWindow(const EventTotals& totals) {
   UpdateProbe(w);
 }
 
-namespace {
-
-// Sums the counts a measure of busy time and hit ratios reads.
-void Accumulate(EventTotals* sum, const EventTotals& w) {
-  sum->accesses += w.accesses;
-  sum->app_hits += w.app_hits;
-  sum->reads += w.reads;
-  sum->read_hits += w.read_hits;
-  for (size_t i = 0; i < kServiceTimeBuckets; i++) {
-    sum->stores.count[i] += w.stores.count[i];
-    sum->stores.ns[i] += w.stores.ns[i];
-  }
-  sum->wall_ns += w.wall_ns;
-  sum->process_cpu_ns += w.process_cpu_ns;
-  sum->process_runnable_ns += w.process_runnable_ns;
-}
-
-}  // namespace
 
 // What a move is judged against: the busy thread time per access at the
 // split it left. In Stable, the last change_confirm_windows windows at the
@@ -254,65 +206,11 @@ std::optional<Tracker::TrialMeasure> Tracker::MeasureOf(const EventTotals& sum,
                                                         uint64_t at) const {
   if (sum.accesses == 0 || sum.wall_ns == 0) return std::nullopt;
   TrialMeasure m;
-  m.busy_us = BusyThreadUs(sum) / sum.accesses;
+  m.busy_us = estimator_.BusyThreadUs(sum) / sum.accesses;
   m.wall_us = sum.wall_ns / 1e3 / sum.accesses;
   m.at = at;
   m.ratios = Measure(sum);
   return m;
-}
-
-// C_a is the mean service time of application misses that the kernel (or
-// compressed) cache served; C_k what a device read adds to it; C_k_cpu the
-// part of C_k spent on a CPU. Where the scheduler times were measured, C_a
-// and C_k leave out the time the thread waited runnable for a CPU: CPU
-// contention is not a read's cost (A accounts for it). With four readers
-// on one CPU a 3.6 us page-cache hit measured 6.9 us of wall time: the
-// threads woken by device reads preempt it
-// (docs/decisions/miss-cost-timing.md).
-// Without them (RocksDB's compressed-cache hits are timed by the wall
-// clock only), C_a leaves out the hits that were preempted: those waited
-// out other threads' time slices (service_times.h).
-// Each window with enough timed reads moves an estimate by cost_smoothing.
-void Tracker::UpdateCosts(const EventTotals& w) {
-  auto smooth = [&](double* cost, bool* measured, double sample) {
-    *cost = *measured ? (1 - config_.cost_smoothing) * *cost + config_.cost_smoothing * sample
-                      : sample;
-    *measured = true;
-  };
-  if (config_.measure_app_miss_cost) {
-    if (w.hit_split >= config_.min_cost_samples) {
-      const double service =
-          (w.hit_split_ns - std::min(w.hit_split_ns, w.hit_split_runnable_ns)) / 1e3 / w.hit_split;
-      smooth(&costs_.app_miss, &app_cost_measured_, service);
-      app_cost_split_ = true;
-    } else if (!app_cost_split_ && w.hits.Count() >= config_.min_cost_samples) {
-      // No split seen yet: the wall time, short waits for a CPU included.
-      smooth(&costs_.app_miss, &app_cost_measured_, w.hits.UnpreemptedMeanUs());
-    }
-  }
-  // C_s: timed as RocksDB's compressed-cache hits are, by the wall clock,
-  // the preempted stores left out; measured with C_a, as both are the
-  // second tier's.
-  if (config_.measure_app_miss_cost && w.stores.Count() >= config_.min_cost_samples) {
-    smooth(&costs_.second_tier_store, &store_cost_measured_, w.stores.UnpreemptedMeanUs());
-  }
-  if (!config_.measure_kernel_miss_cost) return;
-  if (w.split_misses >= config_.min_cost_samples) {
-    const double service = (w.split_ns - std::min(w.split_ns, w.split_runnable_ns)) / 1e3 /
-                           w.split_misses;
-    smooth(&costs_.kernel_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
-    const double cpu = w.split_cpu_ns / 1e3 / w.split_misses - costs_.app_miss;
-    smooth(&costs_.kernel_miss_cpu, &kernel_cpu_measured_, std::max(0.0, cpu));
-  } else if (!kernel_cpu_measured_ && w.miss_timed >= config_.min_cost_samples) {
-    // No split seen yet (no schedstat, or too few device reads): the wall
-    // time, run-queue wait included.
-    const double service = w.miss_ns / 1e3 / w.miss_timed;
-    smooth(&costs_.kernel_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
-  }
-}
-
-double Tracker::DeviceMisses(const EventTotals& w) {
-  return static_cast<double>(w.reads - std::min(w.reads, w.read_hits));
 }
 
 // Busy thread time leaves out threads asleep: on a lock, on the engine's
@@ -374,43 +272,6 @@ bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double sha
                        wall > WallNoiseUs(m, than) &&
                        m.busy_us <= (1 + config_.trial_gain) * than.busy_us;
   return by_busy || by_wall;
-}
-
-double Tracker::BusyThreadUs(const EventTotals& w) const {
-  const double miss_wait = std::max(0.0, costs_.kernel_miss - costs_.kernel_miss_cpu);
-  return (w.process_cpu_ns + w.process_runnable_ns) / 1e3 + DeviceMisses(w) * miss_wait;
-}
-
-// The load A needs, from a window's process times (cost_model.h): T is
-// the threads busy on average, on a CPU, runnable, or waiting for the
-// device (the window's device reads times C_k - C_k_cpu); c_0 is the CPU
-// per access left after the cache misses' share. Threads blocked on
-// anything else (a lock, an idle pool) are not counted: T errs low, and A
-// toward L_e, the paper's model. Used once C_k_cpu is known: measured, or
-// given as a prior in config.costs.
-void Tracker::UpdateCpuLoad(const EventTotals& w) {
-  const bool kernel_cpu_known = kernel_cpu_measured_ || config_.costs.kernel_miss_cpu > 0;
-  if (!config_.model_cpu_load || !kernel_cpu_known || w.wall_ns == 0 ||
-      w.process_cpu_ns == 0 || w.cpus == 0) {
-    return;
-  }
-  const double cpu_us = w.process_cpu_ns / 1e3;
-  CpuLoad sample;
-  sample.cpus = w.cpus;
-  sample.threads = BusyThreadUs(w) / (w.wall_ns / 1e3);
-  sample.base_cpu = std::max(0.0, (cpu_us - w.reads * costs_.app_miss -
-                                   DeviceMisses(w) * costs_.kernel_miss_cpu -
-                                   w.stores.Count() * costs_.second_tier_store) /
-                                      w.accesses);
-  if (!cpu_load_measured_) {
-    cpu_load_ = sample;
-    cpu_load_measured_ = true;
-    return;
-  }
-  const double a = config_.cost_smoothing;
-  cpu_load_.cpus = sample.cpus;
-  cpu_load_.threads = (1 - a) * cpu_load_.threads + a * sample.threads;
-  cpu_load_.base_cpu = (1 - a) * cpu_load_.base_cpu + a * sample.base_cpu;
 }
 
 // After a resize the caches warm for a while: the reference follows L_e
@@ -749,10 +610,11 @@ void Tracker::Predict(size_t stage, CandidateStats* c) const {
   c->stores = stage_accesses_[stage] ? counts.second_tier_stores /
                                            (share * stage_accesses_[stage])
                                      : 0;
-  c->predicted_latency = ExpectedLatency(c->hit_app, c->hit_kernel, costs_, c->stores);
+  c->predicted_latency = ExpectedLatency(c->hit_app, c->hit_kernel, costs(), c->stores);
   c->predicted_access_time =
-      cpu_load_measured_ ? AccessTime(c->hit_app, c->hit_kernel, costs_, cpu_load_, c->stores)
-                         : 0;
+      estimator_.cpu_load_measured()
+          ? AccessTime(c->hit_app, c->hit_kernel, costs(), estimator_.cpu_load(), c->stores)
+          : 0;
 }
 
 // The decision (paper §4.2.4, with the reference implementation's weak
@@ -775,7 +637,7 @@ void Tracker::FinishRound() {
   round_.adopted_ma_bytes = target_;
   round_.decision = "rejected";
 
-  const double floor = config_.change_floor * (costs_.app_miss + costs_.kernel_miss);
+  const double floor = config_.change_floor * (costs().app_miss + costs().kernel_miss);
   size_t best = current_index_;
   for (size_t i = 0; i < round_.candidates.size(); i++) {
     const CandidateStats& c = round_.candidates[i];
@@ -784,7 +646,7 @@ void Tracker::FinishRound() {
   const size_t scored_best = best;
   best = WinnerOfTie(best);
   const CandidateStats& winner = round_.candidates[best];
-  const std::string score = cpu_load_measured_ ? "A" : "L_e";
+  const std::string score = estimator_.cpu_load_measured() ? "A" : "L_e";
   std::vector<uint64_t> trials;
   const bool model_off = std::fabs(round_.simulated_latency - round_.measured_latency) >
                          config_.model_tolerance * std::max(round_.measured_latency, floor);
@@ -805,7 +667,7 @@ void Tracker::FinishRound() {
                            100 * config_.gain_threshold) +
                     score + Format(" %.3g against %.3g now", Score(winner), Score(current)) +
                     " (M_a " + MiB(winner.ma_bytes) + ")";
-    if (cpu_load_measured_ && config_.trial_band > 0) {
+    if (estimator_.cpu_load_measured() && config_.trial_band > 0) {
       std::optional<uint64_t> first;
       if (best != current_index_ && Score(winner) <= (1 - config_.trial_gain) * Score(current)) {
         round_.reason += Format(", at least the trial gain %.0f%%: tried first",
@@ -818,7 +680,7 @@ void Tracker::FinishRound() {
     round_.reason = "M_a " + MiB(winner.ma_bytes) + " predicts " + score +
                     Format(" %.3g, %.0f%% below the current %.3g", Score(winner),
                            100 * (1 - Score(winner) / Score(current)), Score(current));
-    if (cpu_load_measured_ && config_.trial_band > 0 &&
+    if (estimator_.cpu_load_measured() && config_.trial_band > 0 &&
         Score(winner) > (1 - config_.trusted_gain) * Score(current)) {
       round_.reason += Format(", under the trusted %.0f%%: tried first", 100 * config_.trusted_gain);
       trials = TrialCandidates(current, winner.ma_bytes);
@@ -1013,7 +875,7 @@ void Tracker::AdvanceTrial() {
 void Tracker::SettleTrial(const EventTotals& w, uint64_t window_begin) {
   if (window_begin < fill_from_) return;
   fill_accesses_ += w.accesses;
-  fill_reads_ += DeviceMisses(w);
+  fill_reads_ += CostEstimator::DeviceMisses(w);
   if (fill_accesses_ < std::max<uint64_t>(config_.settle_accesses / 2, 1)) return;
   const double rate = fill_reads_ / fill_accesses_;
   const bool filling = fill_blocks_ == 0 || rate < (1 - kTrialFillDrop) * fill_rate_;
@@ -1050,7 +912,7 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   if (trial_phase_ == TrialPhase::kSettling) SettleTrial(w, window_begin);
   if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
   if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
-  const double busy = BusyThreadUs(w);
+  const double busy = estimator_.BusyThreadUs(w);
   trial_busy_us_ += busy;
   if (w.accesses > 0) {
     trial_busy_spread_.Add(busy / w.accesses);
@@ -1210,7 +1072,7 @@ void Tracker::AfterDecision(const std::optional<TrialMeasure>& round_measure) {
   // workload; after a reset, Stable's last windows there did.
   const std::optional<TrialMeasure> before =
       !history_.back().reset && round_measure ? round_measure : pre_round_measure_;
-  if (!before || !cpu_load_measured_) {
+  if (!before || !estimator_.cpu_load_measured()) {
     history_.back().reason += "; the move from M_a " + MiB(pre_round_ma_) +
                               " is not verified: no busy thread time was measured there";
     EnterSettling();
@@ -1372,15 +1234,7 @@ ControllerStats Tracker::Stats() const {
     s.latency = Latency(*last_window_);
   }
   if (reference_ && state_ == ControllerState::kStable) s.reference_latency = Latency(*reference_);
-  s.costs = costs_;
-  s.prior_costs = config_.costs;
-  s.app_miss_cost_measured = app_cost_measured_;
-  s.app_miss_cost_split = app_cost_split_;
-  s.kernel_miss_cost_measured = kernel_cost_measured_;
-  s.kernel_miss_cpu_measured = kernel_cpu_measured_;
-  s.second_tier_store_measured = store_cost_measured_;
-  s.cpu_load = cpu_load_;
-  s.cpu_load_measured = cpu_load_measured_;
+  estimator_.AddStats(&s);
   s.rounds.assign(history_.begin(), history_.end());
   if (state_ == ControllerState::kAdapting) s.rounds.push_back(round_);
   return s;

@@ -19,44 +19,12 @@
 #include <utility>
 #include <vector>
 
+#include "online/cost_estimator.h"
+#include "online/event_totals.h"
 #include "online/round_simulator.h"
-#include "online/service_times.h"
 #include "symbiosis/controller.h"
 
 namespace symbiosis {
-
-// Cumulative counts since the start; service times in nanoseconds.
-struct EventTotals {
-  uint64_t accesses = 0;   // application-cache lookups
-  uint64_t app_hits = 0;
-  uint64_t reads = 0;      // reads after application misses
-  uint64_t read_hits = 0;  // of which the kernel cache held every byte
-  ServiceTimes hits;       // of timed reads that hit
-  // Timed hits whose thread's scheduler times were measured, their service
-  // time, and of it the time runnable waiting for a CPU.
-  uint64_t hit_split = 0;
-  uint64_t hit_split_ns = 0;
-  uint64_t hit_split_runnable_ns = 0;
-  uint64_t miss_ns = 0;    // service time of timed reads that missed
-  uint64_t miss_timed = 0;
-  // Stores into the second tier (RocksDB's compressed cache), timed; not
-  // part of the reads' service times.
-  ServiceTimes stores;
-  // Timed misses whose thread's scheduler times were measured, their
-  // service time, and of it the time on a CPU and runnable waiting for one.
-  uint64_t split_misses = 0;
-  uint64_t split_ns = 0;
-  uint64_t split_cpu_ns = 0;
-  uint64_t split_runnable_ns = 0;
-  // The process when the totals were taken; 0 when not measured.
-  uint64_t wall_ns = 0;
-  uint64_t process_cpu_ns = 0;
-  uint64_t process_runnable_ns = 0;
-  uint32_t cpus = 0;  // not cumulative: the CPUs allowed then
-  // Not cumulative: the working-set probe's count since its last clear,
-  // at window ends while probing() (working_set_probe.h).
-  double probe_distinct = 0;
-};
 
 class Tracker {
  public:
@@ -86,7 +54,7 @@ class Tracker {
   uint64_t step_bytes() const { return step_bytes_; }
   uint64_t target_ma_bytes() const { return target_; }
   ControllerState state() const { return state_; }
-  const MissCosts& costs() const { return costs_; }
+  const MissCosts& costs() const { return estimator_.costs(); }
 
   // Everything but the Controller's own fields (ghost memory, ignored
   // events).
@@ -175,7 +143,6 @@ class Tracker {
   static TrialMeasure Interpolated(const TrialMeasure& first, const TrialMeasure& last,
                                    uint64_t at);
 
-  static EventTotals Since(const EventTotals& from, const EventTotals& to);
   static Measurement Measure(const EventTotals& window);
   double Latency(const Measurement& m) const;
   // What candidates are ranked by: A where the CPU load is measured,
@@ -187,13 +154,6 @@ class Tracker {
   void SetTarget(uint64_t bytes);
   bool StepResize();
   void EndWindow(const EventTotals& totals);
-  void UpdateCosts(const EventTotals& window);
-  void UpdateCpuLoad(const EventTotals& window);
-  // Reads the second tier missed in a window.
-  static double DeviceMisses(const EventTotals& window);
-  // The window's busy thread time in us: CPU, run-queue wait, and device
-  // reads x their wait (C_k - C_k_cpu); T x wall in cost_model.h's terms.
-  double BusyThreadUs(const EventTotals& window) const;
   void OnStableWindow(const Measurement& m);
   void UpdateProbe(const EventTotals& window);
   void StartProbeStretch();
@@ -257,14 +217,7 @@ class Tracker {
   ControllerState state_ = ControllerState::kSettling;
   uint64_t now_ = 0;
   EventTotals totals_;  // at the latest Advance
-  MissCosts costs_;
-  bool app_cost_measured_ = false;
-  bool app_cost_split_ = false;  // C_a has come from split samples
-  bool kernel_cost_measured_ = false;
-  bool kernel_cpu_measured_ = false;
-  bool store_cost_measured_ = false;
-  CpuLoad cpu_load_;
-  bool cpu_load_measured_ = false;
+  CostEstimator estimator_;  // the miss costs and the CPU load
 
   // M_a: applied moves toward target one step per resize_step_accesses.
   const uint64_t floor_bytes_;  // M * min_app_fraction, the lowest M_a
