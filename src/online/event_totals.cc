@@ -1,5 +1,7 @@
 #include "online/event_totals.h"
 
+#include <algorithm>
+
 namespace symbiosis {
 
 EventTotals Since(const EventTotals& from, const EventTotals& to) {
@@ -30,6 +32,14 @@ EventTotals Since(const EventTotals& from, const EventTotals& to) {
   w.cpus = to.cpus;
   w.probe_distinct = to.probe_distinct;
   return w;
+}
+
+WindowRatios RatiosOf(const EventTotals& w) {
+  WindowRatios m;
+  m.hit_app = w.accesses ? std::min(1.0, static_cast<double>(w.app_hits) / w.accesses) : 0;
+  m.hit_kernel = w.reads ? std::min(1.0, static_cast<double>(w.read_hits) / w.reads) : 1;
+  m.stores = w.accesses ? static_cast<double>(w.stores.Count()) / w.accesses : 0;
+  return m;
 }
 
 void Accumulate(EventTotals* sum, const EventTotals& w) {

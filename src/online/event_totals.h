@@ -44,6 +44,26 @@ struct EventTotals {
   double probe_distinct = 0;
 };
 
+// A window's hit ratios and second-tier stores per access. L_e follows
+// from them with the costs of the moment, so a change of the measured
+// costs alone is no change of the workload.
+struct WindowRatios {
+  double hit_app = 0;
+  double hit_kernel = 1;
+  double stores = 0;  // second-tier stores per access
+
+  // For means over windows: a sum starts at WindowRatios{0, 0, 0}.
+  void Add(const WindowRatios& m) {
+    hit_app += m.hit_app;
+    hit_kernel += m.hit_kernel;
+    stores += m.stores;
+  }
+  WindowRatios DividedBy(double n) const { return {hit_app / n, hit_kernel / n, stores / n}; }
+};
+
+// The ratios of window `w` (no read seen: no kernel miss seen either).
+WindowRatios RatiosOf(const EventTotals& w);
+
 // The counts between `from` and `to` (to taken later). Process times only
 // where both were measured; a thread that exited took its times along, so
 // they may even run backwards (then 0).

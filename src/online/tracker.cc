@@ -41,15 +41,20 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
                  RoundSimulator* simulator)
     : config_(config),
       settings_(Resolve(config)),
+      estimator_(config),
       memory_bytes_(memory_bytes),
       step_bytes_(config.resize_step_bytes ? config.resize_step_bytes
                                            : std::max<uint64_t>(memory_bytes / 16, 1)),
       simulator_(simulator),
-      estimator_(config),
       floor_bytes_(static_cast<uint64_t>(config.min_app_fraction * memory_bytes)),
       applied_(std::clamp(config.initial_ma_bytes, floor_bytes_, memory_bytes)),
       target_(applied_),
-      window_end_(config.window_accesses) {
+      window_end_(config.window_accesses),
+      detector_(config.change_base_windows, config.change_confirm_windows,
+                [this](const WindowRatios& m) { return Latency(m); },
+                [this](const WindowRatios& m, const WindowRatios& reference) {
+                  return Changed(m, reference);
+                }) {
   if (config.start_with_round) {
     StartRound("start", false);
   } else {
@@ -57,7 +62,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
   }
 }
 
-double Tracker::Latency(const Measurement& m) const {
+double Tracker::Latency(const WindowRatios& m) const {
   return ExpectedLatency(m.hit_app, m.hit_kernel, costs(), m.stores);
 }
 
@@ -76,7 +81,7 @@ double Tracker::Score(const CandidateStats& c) const {
 // may have a floor of its own (app_miss_change_floor,
 // device_read_change_floor): WiredTiger's H_a swings by 7-10 points, and
 // under glibc's heap its device reads by two at the cliff.
-bool Tracker::Changed(const Measurement& m, const Measurement& reference) const {
+bool Tracker::Changed(const WindowRatios& m, const WindowRatios& reference) const {
   const double at = Latency(reference);
   const double delta = std::fabs(Latency(m) - at);
   if (delta <= config_.change_threshold * at) return false;
@@ -101,15 +106,6 @@ uint64_t Tracker::next_deadline() const {
 }
 
 
-Tracker::Measurement Tracker::Measure(const EventTotals& w) {
-  Measurement m;
-  m.hit_app = w.accesses ? std::min(1.0, static_cast<double>(w.app_hits) / w.accesses) : 0;
-  // No read seen: no kernel miss seen either.
-  m.hit_kernel = w.reads ? std::min(1.0, static_cast<double>(w.read_hits) / w.reads) : 1;
-  m.stores = w.accesses ? static_cast<double>(w.stores.Count()) / w.accesses : 0;
-  return m;
-}
-
 bool Tracker::Advance(const EventTotals& totals) {
   now_ = std::max(now_, totals.accesses);
   totals_ = totals;
@@ -120,7 +116,7 @@ bool Tracker::Advance(const EventTotals& totals) {
     case ControllerState::kSettling:
       if (now_ >= settle_end_ && applied_ == target_) {
         state_ = ControllerState::kStable;
-        reference_.reset();
+        detector_.Reset();
         stable_since_ = now_;
       }
       break;
@@ -175,7 +171,7 @@ void Tracker::EndWindow(const EventTotals& totals) {
 
   estimator_.AddWindow(w);
   NoteBusyWindow(w, window_begin);
-  const Measurement m = Measure(w);
+  const WindowRatios m = RatiosOf(w);
   last_window_ = m;
   if (state_ == ControllerState::kStable) OnStableWindow(m);
   else if (state_ == ControllerState::kAdapting) OnRoundWindow(m);
@@ -209,7 +205,7 @@ std::optional<Tracker::TrialMeasure> Tracker::MeasureOf(const EventTotals& sum,
   m.busy_us = estimator_.BusyThreadUs(sum) / sum.accesses;
   m.wall_us = sum.wall_ns / 1e3 / sum.accesses;
   m.at = at;
-  m.ratios = Measure(sum);
+  m.ratios = RatiosOf(sum);
   return m;
 }
 
@@ -274,62 +270,24 @@ bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double sha
   return by_busy || by_wall;
 }
 
-// After a resize the caches warm for a while: the reference follows L_e
-// down as long as it improves; then it becomes the mean of the next
-// change_base_windows windows (the best single window would make any
-// noisy one look like a change). change_confirm_windows windows in a row
-// that differ from it by more than the change threshold start a round.
-void Tracker::OnStableWindow(const Measurement& m) {
-  const double latency = Latency(m);
-  if (!reference_) {
-    reference_ = m;
-    following_ = true;
-    return;
-  }
-  if (following_) {
-    if (latency < Latency(*reference_)) {
-      reference_ = m;
+// Stable's windows go to the change detector (change_detector.h); a change
+// starts a round, with the reset policy if L_e rose.
+void Tracker::OnStableWindow(const WindowRatios& m) {
+  switch (detector_.Add(m)) {
+    case ChangeDetector::Verdict::kNone:
       return;
-    }
-    following_ = false;
-    base_sum_ = Measurement{0, 0, 0};
-    base_windows_ = 0;
-    base_latency_sum_ = 0;
-    base_latency_squares_ = 0;
-    changed_windows_ = 0;
-  }
-  if (base_windows_ < config_.change_base_windows) {
-    base_sum_.Add(m);
-    base_latency_sum_ += latency;
-    base_latency_squares_ += latency * latency;
-    if (++base_windows_ == config_.change_base_windows) {
-      reference_ = base_sum_.DividedBy(base_windows_);
-      reference_spread_ = 0;
-      if (const double n = base_windows_; n > 1) {
-        const double mean = base_latency_sum_ / n;
-        reference_spread_ =
-            std::sqrt(std::max(0.0, (base_latency_squares_ - n * mean * mean) / (n - 1)));
-      }
+    case ChangeDetector::Verdict::kFrozen:
       CheckAfterRound();
-    }
-    return;
+      return;
+    case ChangeDetector::Verdict::kChanged:
+      break;
   }
-  const double reference = Latency(*reference_);
-  // One window against the mean of change_base_windows: its deviation's
-  // spread is the windows' times sqrt(1 + 1 / n).
-  const double noise = kChangeNoise * reference_spread_ *
-                       std::sqrt(1 + 1.0 / std::max<uint32_t>(config_.change_base_windows, 1));
-  if (!Changed(m, *reference_) || std::fabs(latency - reference) <= noise) {
-    changed_windows_ = 0;
-    return;
-  }
-  if (++changed_windows_ < config_.change_confirm_windows) return;
-  changed_windows_ = 0;
   if (now_ < no_round_until_) {  // backing off after churn: just re-anchor
-    reference_ = m;
-    following_ = true;
+    detector_.Reanchor(m);
     return;
   }
+  const double latency = Latency(m);
+  const double reference = Latency(*detector_.reference());
   const bool rose = latency > reference;
   rejected_ma_.reset();  // the workload changed: an undone split may be right now
   StartRound(std::string("L_e ") + (rose ? "rose" : "fell") +
@@ -348,11 +306,12 @@ void Tracker::OnStableWindow(const Measurement& m) {
 // measures are not checked, so caches still warming cannot chain rounds.
 bool Tracker::CheckAfterRound() {
   if (!after_round_) return false;
-  const Measurement after = *after_round_;
+  const WindowRatios after = *after_round_;
   after_round_.reset();
   const double measured = Latency(after);
-  const double reference = Latency(*reference_);
-  if (now_ < no_round_until_ || !Changed(*reference_, after)) return false;
+  const WindowRatios& frozen = *detector_.reference();
+  const double reference = Latency(frozen);
+  if (now_ < no_round_until_ || !Changed(frozen, after)) return false;
   const bool rose = reference > measured;
   StartRound(std::string("L_e ") + (rose ? "rose" : "fell") +
                  Format(" from %.3g, measured by the last round at this M_a, to %.3g", measured,
@@ -434,7 +393,7 @@ void Tracker::StartProbeStretch() {
 // a page-cache cliff the next one read 20% above it, abandoning a round
 // and resetting M_a to the floor for 25 s (WiredTiger's zipfian at 0.8;
 // docs/decisions/change-detection.md).
-void Tracker::OnRoundWindow(const Measurement& m) {
+void Tracker::OnRoundWindow(const WindowRatios& m) {
   if (phase_ == Phase::kRoundWarmup) return;
   const double latency = Latency(m);
   if (!round_baseline_ || latency < Latency(*round_baseline_)) {
@@ -458,9 +417,10 @@ void Tracker::OnRoundWindow(const Measurement& m) {
 // round: at a page-cache cliff such returns sent M_a to the floor for 25 s
 // (docs/decisions/change-detection.md). Without a reference (the first round)
 // a rise is taken as one.
-bool Tracker::RoseAboveReference(const Measurement& m) const {
-  if (!reference_) return true;
-  return Latency(m) > Latency(*reference_) && Changed(m, *reference_);
+bool Tracker::RoseAboveReference(const WindowRatios& m) const {
+  const std::optional<WindowRatios>& reference = detector_.reference();
+  if (!reference) return true;
+  return Latency(m) > Latency(*reference) && Changed(m, *reference);
 }
 
 void Tracker::StartRound(const std::string& trigger, bool rose) {
@@ -553,12 +513,12 @@ void Tracker::EndStage() {
   if (simulator_->AllCandidatesAtOnce()) {
     // The engine ran the current M_a over the accesses every candidate
     // was measured on.
-    current_measured_ = Measure(Since(stage_start_, totals_));
+    current_measured_ = RatiosOf(Since(stage_start_, totals_));
     stage_accesses_.assign(candidates_.size(), totals_.accesses - stage_start_.accesses);
     FinishRound();
     return;
   }
-  if (stage_ == current_index_) current_measured_ = Measure(Since(stage_start_, totals_));
+  if (stage_ == current_index_) current_measured_ = RatiosOf(Since(stage_start_, totals_));
   stage_accesses_[stage_] = totals_.accesses - stage_start_.accesses;
   Predict(stage_, &round_.candidates[stage_]);
   if (stage_ + 1 == candidates_.size()) {
@@ -630,7 +590,7 @@ void Tracker::FinishRound() {
   for (size_t i = 0; i < round_.candidates.size(); i++) Predict(i, &round_.candidates[i]);
   // The engine ran the current M_a over exactly the accesses the ghost
   // measured it on.
-  const Measurement measured = current_measured_.value_or(Measurement{});
+  const WindowRatios measured = current_measured_.value_or(WindowRatios{});
   const CandidateStats& current = round_.candidates[current_index_];
   round_.measured_latency = Latency(measured);
   round_.simulated_latency = current.predicted_latency;
@@ -847,7 +807,7 @@ void Tracker::RestartTrialMeasure() {
   trial_wall_spread_ = WindowSpread{};
   trial_accesses_ = 0;
   trial_wall_ns_ = 0;
-  trial_ratio_sum_ = Measurement{0, 0, 0};
+  trial_ratio_sum_ = WindowRatios{0, 0, 0};
 }
 
 void Tracker::AdvanceTrial() {
@@ -920,7 +880,7 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   }
   trial_accesses_ += w.accesses;
   trial_wall_ns_ += w.wall_ns;
-  trial_ratio_sum_.Add(Measure(w));
+  trial_ratio_sum_.Add(RatiosOf(w));
   if (++trial_windows_seen_ < config_.trial_windows ||
       trial_wall_ns_ < config_.trial_min_seconds * 1e9) {
     return;
@@ -1111,7 +1071,7 @@ void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
     if (check_after_round_) after_round_ = trial_before_.ratios;
     if (TryDirectionEnd(v)) return;
     state_ = ControllerState::kStable;
-    reference_.reset();
+    detector_.Reset();
     stable_since_ = now_;
     return;
   }
@@ -1198,7 +1158,7 @@ void Tracker::AbandonRound(const std::string& reason, bool rose) {
       return;
     }
     state_ = ControllerState::kStable;
-    reference_.reset();
+    detector_.Reset();
     stable_since_ = now_;
     return;
   }
@@ -1217,7 +1177,7 @@ void Tracker::CloseRound() {
 void Tracker::EnterSettling() {
   state_ = ControllerState::kSettling;
   settle_end_ = now_ + config_.settle_accesses;
-  reference_.reset();
+  detector_.Reset();
 }
 
 ControllerStats Tracker::Stats() const {
@@ -1233,7 +1193,9 @@ ControllerStats Tracker::Stats() const {
     s.hit_kernel = last_window_->hit_kernel;
     s.latency = Latency(*last_window_);
   }
-  if (reference_ && state_ == ControllerState::kStable) s.reference_latency = Latency(*reference_);
+  if (detector_.reference() && state_ == ControllerState::kStable) {
+    s.reference_latency = Latency(*detector_.reference());
+  }
   estimator_.AddStats(&s);
   s.rounds.assign(history_.begin(), history_.end());
   if (state_ == ControllerState::kAdapting) s.rounds.push_back(round_);

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "online/change_detector.h"
 #include "online/cost_estimator.h"
 #include "online/event_totals.h"
 #include "online/round_simulator.h"
@@ -31,6 +32,8 @@ class Tracker {
   // REQUIRES: ValidateControllerConfig(config) passed; memory_bytes > 0
   // and >= config.default_ma_bytes; `simulator` outlives the Tracker.
   Tracker(const ControllerConfig& config, uint64_t memory_bytes, RoundSimulator* simulator);
+  Tracker(const Tracker&) = delete;  // its parts call back into it
+  Tracker& operator=(const Tracker&) = delete;
 
   // Handles whatever came due by totals.accesses. Returns true if the
   // applied M_a changed (read it from ma_bytes()).
@@ -79,25 +82,6 @@ class Tracker {
   static constexpr uint32_t kProbeWindows = 8;
   static constexpr uint32_t kProbeRestWindows = 24;
   static constexpr double kProbeShrink = 0.25;
-  // A window's L_e within this many standard deviations of the reference
-  // windows' spread is no change (docs/decisions/change-noise.md).
-  static constexpr double kChangeNoise = 2;
-
-  // Hit ratios of a window; L_e follows from them with the costs of the
-  // moment, so a change of the measured costs alone starts no round.
-  struct Measurement {
-    double hit_app = 0;
-    double hit_kernel = 1;
-    double stores = 0;  // second-tier stores per access
-
-    // For means over windows: a sum starts at Measurement{0, 0, 0}.
-    void Add(const Measurement& m) {
-      hit_app += m.hit_app;
-      hit_kernel += m.hit_kernel;
-      stores += m.stores;
-    }
-    Measurement DividedBy(double n) const { return {hit_app / n, hit_kernel / n, stores / n}; }
-  };
 
   // A trial's measure: busy thread us per access, wall us per access (the
   // inverse of the throughput), its middle access, and the hit ratios.
@@ -109,7 +93,7 @@ class Tracker {
     double wall_us = 0;
     double wall_se = 0;
     uint64_t at = 0;
-    Measurement ratios;
+    WindowRatios ratios;
   };
   // A measure's windows, each one's value per access: their spread.
   struct WindowSpread {
@@ -143,28 +127,27 @@ class Tracker {
   static TrialMeasure Interpolated(const TrialMeasure& first, const TrialMeasure& last,
                                    uint64_t at);
 
-  static Measurement Measure(const EventTotals& window);
-  double Latency(const Measurement& m) const;
+  double Latency(const WindowRatios& m) const;
   // What candidates are ranked by: A where the CPU load is measured,
   // else L_e (symbiosis/cost_model.h).
   double Score(const CandidateStats& c) const;
   // Whether m's L_e differs from the reference's beyond the change
   // threshold and the change floor (controller_config.h, change_floor).
-  bool Changed(const Measurement& m, const Measurement& reference) const;
+  bool Changed(const WindowRatios& m, const WindowRatios& reference) const;
   void SetTarget(uint64_t bytes);
   bool StepResize();
   void EndWindow(const EventTotals& totals);
-  void OnStableWindow(const Measurement& m);
+  void OnStableWindow(const WindowRatios& m);
   void UpdateProbe(const EventTotals& window);
   void StartProbeStretch();
-  void OnRoundWindow(const Measurement& m);
+  void OnRoundWindow(const WindowRatios& m);
   void StartRound(const std::string& trigger, bool rose);
   void EndStage();
   void Predict(size_t stage, CandidateStats* c) const;
   void FinishRound();
   // `rose`: L_e rose beyond the change threshold (the restart resets).
   void AbandonRound(const std::string& reason, bool rose);
-  bool RoseAboveReference(const Measurement& m) const;
+  bool RoseAboveReference(const WindowRatios& m) const;
   void CloseRound();
   void EnterSettling();
   // Predicted device reads per access, and in steps of kTrialReadsStep.
@@ -210,6 +193,7 @@ class Tracker {
 
   const ControllerConfig config_;
   const DecisionSettings settings_;  // config_'s, unset ones resolved
+  CostEstimator estimator_;  // the miss costs and the CPU load
   const uint64_t memory_bytes_;
   const uint64_t step_bytes_;
   RoundSimulator* const simulator_;
@@ -217,7 +201,6 @@ class Tracker {
   ControllerState state_ = ControllerState::kSettling;
   uint64_t now_ = 0;
   EventTotals totals_;  // at the latest Advance
-  CostEstimator estimator_;  // the miss costs and the CPU load
 
   // M_a: applied moves toward target one step per resize_step_accesses.
   const uint64_t floor_bytes_;  // M * min_app_fraction, the lowest M_a
@@ -227,23 +210,14 @@ class Tracker {
 
   EventTotals window_start_;
   uint64_t window_end_;
-  std::optional<Measurement> last_window_;
+  std::optional<WindowRatios> last_window_;
 
   // Stable.
-  std::optional<Measurement> reference_;
-  bool following_ = false;  // the reference still follows L_e down
-  Measurement base_sum_;       // the windows the reference averages
-  uint32_t base_windows_ = 0;  // so far; the reference is frozen at change_base_windows
-  // Their L_e, summed, and the squares: the spread of one window's L_e
-  // about the reference (reference_spread_, set when it freezes).
-  double base_latency_sum_ = 0;
-  double base_latency_squares_ = 0;
-  double reference_spread_ = 0;
-  uint32_t changed_windows_ = 0;  // in a row beyond the change threshold
+  ChangeDetector detector_;  // Stable's reference and its changes
   uint64_t stable_since_ = 0;
   uint64_t no_round_until_ = 0;  // churn back-off
   // What the last round (or its trials) measured at the M_a it left.
-  std::optional<Measurement> after_round_;
+  std::optional<WindowRatios> after_round_;
   // The last change_confirm_windows Stable windows at the applied M_a
   // (their process times): the split's measure should a round move it.
   std::deque<EventTotals> stable_windows_;
@@ -280,11 +254,11 @@ class Tracker {
   size_t stage_ = 0;
   uint64_t stage_end_ = 0;
   uint32_t extensions_ = 0;
-  std::optional<Measurement> round_baseline_;
+  std::optional<WindowRatios> round_baseline_;
   uint32_t round_rises_ = 0;  // windows in a row above round_baseline_
   EventTotals stage_start_;  // totals when the measured stage began
   std::vector<uint64_t> stage_accesses_;  // accesses each stage measured
-  std::optional<Measurement> current_measured_;
+  std::optional<WindowRatios> current_measured_;
   uint32_t abandoned_in_row_ = 0;
   uint32_t unjudged_in_row_ = 0;  // rounds that could not use their predictions
 
@@ -301,7 +275,7 @@ class Tracker {
   WindowSpread trial_wall_spread_;
   uint64_t trial_accesses_ = 0;
   uint64_t trial_wall_ns_ = 0;
-  Measurement trial_ratio_sum_;  // the hit ratios of its windows, summed
+  WindowRatios trial_ratio_sum_;  // the hit ratios of its windows, summed
   TrialMeasure trial_before_;    // at trial_from_
   bool trial_before_taken_ = false;
   std::vector<TrialMeasure> trial_measures_;  // in trial_queue_'s order
