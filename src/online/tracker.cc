@@ -54,7 +54,8 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
                 [this](const WindowRatios& m) { return Latency(m); },
                 [this](const WindowRatios& m, const WindowRatios& reference) {
                   return Changed(m, reference);
-                }) {
+                }),
+      measurer_(config.settle_accesses, config.trial_windows, config.trial_min_seconds) {
   if (config.start_with_round) {
     StartRound("start", false);
   } else {
@@ -198,7 +199,7 @@ void Tracker::NoteBusyWindow(const EventTotals& w, uint64_t window_begin) {
   }
 }
 
-std::optional<Tracker::TrialMeasure> Tracker::MeasureOf(const EventTotals& sum,
+std::optional<TrialMeasure> Tracker::MeasureOf(const EventTotals& sum,
                                                         uint64_t at) const {
   if (sum.accesses == 0 || sum.wall_ns == 0) return std::nullopt;
   TrialMeasure m;
@@ -223,46 +224,10 @@ bool Tracker::WallSlower(double x, double than) const {
   return x > 0 && than > 0 && x > (1 + config_.trial_gain) * than;
 }
 
-Tracker::TrialMeasure Tracker::Interpolated(const TrialMeasure& first, const TrialMeasure& last,
-                                            uint64_t at) {
-  const double span = static_cast<double>(last.at - first.at);
-  const double share = span > 0 ? static_cast<double>(at - first.at) / span : 0;
-  TrialMeasure m = first;
-  m.busy_us = first.busy_us + share * (last.busy_us - first.busy_us);
-  m.busy_se = std::hypot((1 - share) * first.busy_se, share * last.busy_se);
-  m.wall_us = first.wall_us + share * (last.wall_us - first.wall_us);
-  m.wall_se = std::hypot((1 - share) * first.wall_se, share * last.wall_se);
-  m.at = at;
-  return m;
-}
-
-// A margin alone trusts every measure alike. Where the engine's own cycles
-// (compactions, write stalls, eviction passes) move the busy time per
-// access by tens of percent from one window to the next, a 5% margin
-// passes on noise: in RocksDB with one reader and 10% writes the trials
-// kept a split measured 39% faster that ran 17% slower over the run. The
-// windows of a measure show its noise; a difference within twice its
-// standard error (about 95% for a normal spread) is not a gain. Where the
-// windows agree the margin decides, as before (docs/decisions/trial-noise.md).
-double Tracker::WindowSpread::StandardError() const {
-  if (windows < 2) return 0;
-  const double n = windows;
-  const double mean = sum / n;
-  return std::sqrt(std::max(0.0, (squares - n * mean * mean) / (n - 1)) / n);
-}
-
-double Tracker::NoiseUs(const TrialMeasure& a, const TrialMeasure& b) {
-  return 2 * std::hypot(a.busy_se, b.busy_se);
-}
-
-double Tracker::WallNoiseUs(const TrialMeasure& a, const TrialMeasure& b) {
-  return 2 * std::hypot(a.wall_se, b.wall_se);
-}
-
 bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const {
   const double busy = than.busy_us - m.busy_us;
   const double wall = than.wall_us - m.wall_us;
-  const bool by_busy = busy >= share * than.busy_us && busy > NoiseUs(m, than) &&
+  const bool by_busy = busy >= share * than.busy_us && busy > BusyNoiseUs(m, than) &&
                        !WallSlower(m.wall_us, than.wall_us);
   const bool by_wall = m.wall_us > 0 && than.wall_us > 0 && wall >= share * than.wall_us &&
                        wall > WallNoiseUs(m, than) &&
@@ -795,66 +760,20 @@ void Tracker::StartTrial(std::vector<uint64_t> candidates) {
   trial_next_ = 0;
   trial_measures_.clear();
   trial_before_taken_ = false;
-  trial_phase_ = TrialPhase::kBefore;
-  RestartTrialMeasure();
-}
-
-void Tracker::RestartTrialMeasure() {
-  trial_measure_from_ = now_;
-  trial_windows_seen_ = 0;
-  trial_busy_us_ = 0;
-  trial_busy_spread_ = WindowSpread{};
-  trial_wall_spread_ = WindowSpread{};
-  trial_accesses_ = 0;
-  trial_wall_ns_ = 0;
-  trial_ratio_sum_ = WindowRatios{0, 0, 0};
+  measurer_.MeasureFrom(now_);
 }
 
 void Tracker::AdvanceTrial() {
-  if (trial_phase_ == TrialPhase::kMoving && applied_ == target_) {
-    trial_phase_ = TrialPhase::kSettling;
-    fill_from_ = now_;
-    fill_blocks_ = 0;
-    fill_accesses_ = 0;
-    fill_reads_ = 0;
-  }
-}
-
-// After a move the caches fill, and until they have, a trial measures the
-// move instead of the layout. A grown block cache fills from its misses; a
-// regrown compressed cache takes a block only at its second eviction. In
-// RocksDB's hotspot10 at M/D_u 1.0, 2 s after a trial's move from 8 to 56
-// MiB the block cache was full but the 8 MiB left to the compressed cache
-// served 0.52 of its lookups, 0.88 after 6 s, and the trial measured 56 MiB
-// 8-15% slower than 8; settled as below, 4-9%
-// (docs/decisions/trial-settle.md). So the settle runs in blocks of half
-// settle_accesses, at least two (the settle as it was), and goes on while a
-// block's device reads per access fall by more than kTrialFillDrop from the
-// block before. A fill falls fastest first: there the compressed cache's
-// misses fell by 60%, then 33%, in two spans of about a million accesses.
-void Tracker::SettleTrial(const EventTotals& w, uint64_t window_begin) {
-  if (window_begin < fill_from_) return;
-  fill_accesses_ += w.accesses;
-  fill_reads_ += CostEstimator::DeviceMisses(w);
-  if (fill_accesses_ < std::max<uint64_t>(config_.settle_accesses / 2, 1)) return;
-  const double rate = fill_reads_ / fill_accesses_;
-  const bool filling = fill_blocks_ == 0 || rate < (1 - kTrialFillDrop) * fill_rate_;
-  fill_rate_ = rate;
-  fill_accesses_ = 0;
-  fill_reads_ = 0;
-  if (filling && ++fill_blocks_ < kMaxTrialFillBlocks) return;
-  // A verification settles at the new split before its first measure.
-  trial_phase_ = trial_before_taken_ ? TrialPhase::kAfter : TrialPhase::kBefore;
-  RestartTrialMeasure();
+  if (applied_ == target_) measurer_.Arrived(now_);
 }
 
 void Tracker::MoveToNextTrial() {
-  trial_phase_ = TrialPhase::kMoving;
+  measurer_.Move();
   SetTarget(trial_queue_[trial_next_]);
 }
 
 void Tracker::MoveBackFromTrials() {
-  trial_phase_ = TrialPhase::kMoving;
+  measurer_.Move();
   SetTarget(trial_from_);
 }
 
@@ -869,30 +788,11 @@ void Tracker::MoveBackFromTrials() {
 // and of 16 again would have taken another 12 s
 // (docs/decisions/trusted-gain.md).
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
-  if (trial_phase_ == TrialPhase::kSettling) SettleTrial(w, window_begin);
-  if (trial_phase_ != TrialPhase::kBefore && trial_phase_ != TrialPhase::kAfter) return;
-  if (window_begin < trial_measure_from_ || w.wall_ns == 0) return;
-  const double busy = estimator_.BusyThreadUs(w);
-  trial_busy_us_ += busy;
-  if (w.accesses > 0) {
-    trial_busy_spread_.Add(busy / w.accesses);
-    trial_wall_spread_.Add(w.wall_ns / 1e3 / w.accesses);
-  }
-  trial_accesses_ += w.accesses;
-  trial_wall_ns_ += w.wall_ns;
-  trial_ratio_sum_.Add(RatiosOf(w));
-  if (++trial_windows_seen_ < config_.trial_windows ||
-      trial_wall_ns_ < config_.trial_min_seconds * 1e9) {
-    return;
-  }
-  TrialMeasure measure;
-  measure.busy_us = trial_busy_us_ / trial_accesses_;
-  measure.busy_se = trial_busy_spread_.StandardError();
-  measure.wall_us = trial_wall_ns_ / 1e3 / trial_accesses_;
-  measure.wall_se = trial_wall_spread_.StandardError();
-  measure.at = trial_measure_from_ + (now_ - trial_measure_from_) / 2;
-  measure.ratios = trial_ratio_sum_.DividedBy(trial_windows_seen_);
-  if (trial_phase_ == TrialPhase::kBefore) {
+  const std::optional<TrialMeasure> done =
+      measurer_.AddWindow(w, estimator_.BusyThreadUs(w), window_begin, now_);
+  if (!done) return;
+  const TrialMeasure& measure = *done;
+  if (!trial_before_taken_) {
     trial_before_ = measure;
     trial_before_taken_ = true;
     if (state_ == ControllerState::kVerifying &&
@@ -940,7 +840,7 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     t.after = m.busy_us;
     t.before_wall_us = then.wall_us;
     t.after_wall_us = m.wall_us;
-    t.noise_us = NoiseUs(m, then);
+    t.noise_us = BusyNoiseUs(m, then);
     t.wall_noise_us = WallNoiseUs(m, then);
     round.trials.push_back(t);
     round.reason += "; tried M_a " + MiB(t.ma_bytes) +
@@ -1050,8 +950,7 @@ void Tracker::StartVerification(const TrialMeasure& before_move) {
   trial_next_ = 0;
   trial_measures_.clear();
   trial_before_taken_ = false;
-  trial_phase_ = TrialPhase::kMoving;  // to the new split, then its settle
-  RestartTrialMeasure();
+  measurer_.Move();  // to the new split, then its settle
 }
 
 void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {

@@ -23,6 +23,7 @@
 #include "online/cost_estimator.h"
 #include "online/event_totals.h"
 #include "online/round_simulator.h"
+#include "online/trial_measurer.h"
 #include "symbiosis/controller.h"
 
 namespace symbiosis {
@@ -65,16 +66,10 @@ class Tracker {
 
  private:
   enum class Phase { kRoundWarmup, kCandidateWarmup, kCandidateMeasure };
-  enum class TrialPhase { kBefore, kMoving, kSettling, kAfter };
   // Device reads per access closer than this are a tie.
   static constexpr double kTrialReadsStep = 0.005;
   // A read tie's winner predicts at most this share of the best's reads.
   static constexpr double kTieReadShare = 0.5;
-  // A trial's caches are still filling while the device reads per access
-  // of a block (half settle_accesses) fall by more than this share from
-  // the block before, for at most kMaxTrialFillBlocks blocks.
-  static constexpr double kTrialFillDrop = 0.1;
-  static constexpr uint32_t kMaxTrialFillBlocks = 20;
   // The working-set probe counts over stretches of this many windows
   // (800,000 accesses by default), resting kProbeRestWindows after each,
   // and a stretch that counts this share fewer blocks than the first one
@@ -83,36 +78,6 @@ class Tracker {
   static constexpr uint32_t kProbeRestWindows = 24;
   static constexpr double kProbeShrink = 0.25;
 
-  // A trial's measure: busy thread us per access, wall us per access (the
-  // inverse of the throughput), its middle access, and the hit ratios.
-  // busy_se, wall_se: their standard errors from the windows' spread (0
-  // from one window, or from a sum of windows: MeasureOf).
-  struct TrialMeasure {
-    double busy_us = 0;
-    double busy_se = 0;
-    double wall_us = 0;
-    double wall_se = 0;
-    uint64_t at = 0;
-    WindowRatios ratios;
-  };
-  // A measure's windows, each one's value per access: their spread.
-  struct WindowSpread {
-    double sum = 0;
-    double squares = 0;
-    uint32_t windows = 0;
-    void Add(double x) {
-      sum += x;
-      squares += x * x;
-      ++windows;
-    }
-    // The standard error of their mean; 0 from fewer than two.
-    double StandardError() const;
-  };
-  // Twice the standard error of the difference of two measures' busy
-  // (wall) times: a smaller difference is noise
-  // (docs/decisions/trial-noise.md).
-  static double NoiseUs(const TrialMeasure& a, const TrialMeasure& b);
-  static double WallNoiseUs(const TrialMeasure& a, const TrialMeasure& b);
   // Whether `m` gained `share` on `than`: by busy time beyond its noise,
   // the wall time no more than trial_gain slower; or by wall time beyond
   // its noise, the busy time no more than trial_gain above
@@ -121,12 +86,6 @@ class Tracker {
   // Whether wall time per access `x` (or a ratio of two) is slower than
   // `than` by more than trial_gain (docs/decisions/trial-metrics.md).
   bool WallSlower(double x, double than) const;
-  // The measure between `first` and `last` interpolated to access `at`
-  // (busy and wall time; a linear drift cancels). `first` where the two
-  // were taken at the same access.
-  static TrialMeasure Interpolated(const TrialMeasure& first, const TrialMeasure& last,
-                                   uint64_t at);
-
   double Latency(const WindowRatios& m) const;
   // What candidates are ranked by: A where the CPU load is measured,
   // else L_e (symbiosis/cost_model.h).
@@ -160,9 +119,7 @@ class Tracker {
                                         std::optional<uint64_t> first) const;
   void StartTrial(std::vector<uint64_t> candidates);
   void MoveToNextTrial();
-  void RestartTrialMeasure();
   void OnTrialWindow(const EventTotals& w, uint64_t window_begin);
-  void SettleTrial(const EventTotals& w, uint64_t window_begin);
   void AdvanceTrial();
   void MoveBackFromTrials();
   // `again`: the current M_a's measure after the trials, if they all ran.
@@ -262,30 +219,14 @@ class Tracker {
   uint32_t abandoned_in_row_ = 0;
   uint32_t unjudged_in_row_ = 0;  // rounds that could not use their predictions
 
-  // Trying: windows that begin at or after trial_measure_from_ count.
-  TrialPhase trial_phase_ = TrialPhase::kBefore;
+  // Trying and Verifying.
   uint64_t trial_from_ = 0;             // M_a the round kept
   std::vector<uint64_t> trial_queue_;  // the candidates, in order
   size_t trial_next_ = 0;              // the one being tried
-  uint64_t trial_measure_from_ = 0;
-  uint32_t trial_windows_seen_ = 0;
-  double trial_busy_us_ = 0;
-  // The spread of its windows' busy and wall time per access.
-  WindowSpread trial_busy_spread_;
-  WindowSpread trial_wall_spread_;
-  uint64_t trial_accesses_ = 0;
-  uint64_t trial_wall_ns_ = 0;
-  WindowRatios trial_ratio_sum_;  // the hit ratios of its windows, summed
+  TrialMeasurer measurer_;  // the split in place, once settled
   TrialMeasure trial_before_;    // at trial_from_
   bool trial_before_taken_ = false;
   std::vector<TrialMeasure> trial_measures_;  // in trial_queue_'s order
-  // Settling after a trial's move: windows from fill_from_ on, in blocks
-  // of half settle_accesses.
-  uint64_t fill_from_ = 0;
-  uint32_t fill_blocks_ = 0;
-  uint64_t fill_accesses_ = 0;  // in the block so far
-  double fill_reads_ = 0;       // device reads in it
-  double fill_rate_ = 0;        // the last block's device reads per access
 
   std::deque<RoundStats> history_;  // closed rounds, the most recent last
 };

@@ -1,0 +1,108 @@
+// TrialMeasurer: measures the split in place for a trial or a verification
+// (docs/decisions/trial-measure.md, trial-settle.md, trial-noise.md).
+//
+// After a move it waits for the resize to arrive, then settles: windows in
+// blocks of half settle_accesses, at least two, going on while a block's
+// device reads per access fall by more than kFillDrop from the block
+// before (the caches are still filling), at most kMaxFillBlocks. Then it
+// measures over `windows` windows and at least `min_seconds`: the busy
+// thread time and the wall time per access, their standard errors from
+// the windows' spread, and the hit ratios. Single-threaded.
+
+#ifndef SYMBIOSIS_ONLINE_TRIAL_MEASURER_H_
+#define SYMBIOSIS_ONLINE_TRIAL_MEASURER_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "online/event_totals.h"
+
+namespace symbiosis {
+
+// A measure: busy thread us per access, wall us per access (the inverse of
+// the throughput), its middle access, and the hit ratios. busy_se,
+// wall_se: their standard errors from the windows' spread (0 from one
+// window, or from a sum of windows).
+struct TrialMeasure {
+  double busy_us = 0;
+  double busy_se = 0;
+  double wall_us = 0;
+  double wall_se = 0;
+  uint64_t at = 0;
+  WindowRatios ratios;
+};
+
+// The measure between `first` and `last` interpolated to access `at`
+// (busy and wall time and their errors; a linear drift cancels). `first`
+// where the two were taken at the same access.
+TrialMeasure Interpolated(const TrialMeasure& first, const TrialMeasure& last, uint64_t at);
+
+// Twice the standard error of the difference of two measures' busy (wall)
+// times: a smaller difference is noise (docs/decisions/trial-noise.md).
+double BusyNoiseUs(const TrialMeasure& a, const TrialMeasure& b);
+double WallNoiseUs(const TrialMeasure& a, const TrialMeasure& b);
+
+class TrialMeasurer {
+ public:
+  // A settle's block's device reads per access falling by more than this
+  // share from the block before: the caches still fill.
+  static constexpr double kFillDrop = 0.1;
+  static constexpr uint32_t kMaxFillBlocks = 20;
+
+  enum class Phase { kIdle, kMoving, kSettling, kMeasuring };
+
+  // REQUIRES: windows >= 1.
+  TrialMeasurer(uint64_t settle_accesses, uint32_t windows, double min_seconds);
+
+  // A move began: settle once it arrived (Arrived), then measure.
+  void Move() { phase_ = Phase::kMoving; }
+  // The split reached its target at access `now`: the settle starts.
+  void Arrived(uint64_t now);
+  // Measures the split in place from access `now`, without a settle.
+  void MeasureFrom(uint64_t now);
+
+  // The window [window_begin, now) with its busy thread time `busy_us`
+  // (CostEstimator::BusyThreadUs). Returns the measure when it is complete;
+  // the measurer is idle after it.
+  std::optional<TrialMeasure> AddWindow(const EventTotals& w, double busy_us,
+                                        uint64_t window_begin, uint64_t now);
+
+  Phase phase() const { return phase_; }
+
+ private:
+  // A measure's windows, each one's value per access: their spread.
+  struct Spread {
+    double sum = 0;
+    double squares = 0;
+    uint32_t windows = 0;
+    void Add(double x);
+    double StandardError() const;  // of their mean; 0 from fewer than two
+  };
+
+  void Settle(const EventTotals& w, uint64_t window_begin, uint64_t now);
+
+  const uint64_t settle_block_;  // half settle_accesses, at least 1
+  const uint32_t windows_;
+  const double min_seconds_;
+
+  Phase phase_ = Phase::kIdle;
+  // Measuring: windows that begin at or after measure_from_ count.
+  uint64_t measure_from_ = 0;
+  uint32_t seen_ = 0;
+  double busy_us_ = 0;
+  uint64_t accesses_ = 0;
+  uint64_t wall_ns_ = 0;
+  Spread busy_spread_;
+  Spread wall_spread_;
+  WindowRatios ratio_sum_;
+  // Settling: windows from fill_from_ on, in blocks of settle_block_.
+  uint64_t fill_from_ = 0;
+  uint32_t fill_blocks_ = 0;
+  uint64_t fill_accesses_ = 0;  // in the block so far
+  double fill_reads_ = 0;       // device reads in it
+  double fill_rate_ = 0;        // the last block's device reads per access
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_ONLINE_TRIAL_MEASURER_H_

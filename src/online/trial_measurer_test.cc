@@ -1,0 +1,83 @@
+#include "online/trial_measurer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace symbiosis {
+namespace {
+
+// A window of 1000 accesses lasting `wall_ms`, with `device_reads` reads
+// the second tier missed.
+EventTotals Window(double wall_ms, uint64_t device_reads = 0) {
+  EventTotals w;
+  w.accesses = 1000;
+  w.app_hits = 500;
+  w.reads = 500;
+  w.read_hits = 500 - device_reads;
+  w.wall_ns = static_cast<uint64_t>(wall_ms * 1e6);
+  return w;
+}
+
+using Phase = TrialMeasurer::Phase;
+
+TEST(TrialMeasurerTest, MeasuresItsWindowsAndTheirSpread) {
+  TrialMeasurer m(2000, 3, 0);
+  m.MeasureFrom(5000);
+  EXPECT_FALSE(m.AddWindow(Window(1), 900, 4000, 5000));  // began before: left out
+  EXPECT_FALSE(m.AddWindow(Window(1), 1000, 5000, 6000));
+  EXPECT_FALSE(m.AddWindow(Window(2), 2000, 6000, 7000));
+  const std::optional<TrialMeasure> done = m.AddWindow(Window(3), 3000, 7000, 8000);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(m.phase(), Phase::kIdle);
+  EXPECT_DOUBLE_EQ(done->busy_us, 2);  // 6000 us over 3000 accesses
+  EXPECT_DOUBLE_EQ(done->wall_us, 2);
+  EXPECT_NEAR(done->busy_se, 1 / std::sqrt(3.0), 1e-12);  // windows 1, 2, 3 us
+  EXPECT_NEAR(done->wall_se, 1 / std::sqrt(3.0), 1e-12);
+  EXPECT_EQ(done->at, 6500u);
+  EXPECT_DOUBLE_EQ(done->ratios.hit_app, 0.5);
+}
+
+TEST(TrialMeasurerTest, WaitsForTheMoveThenSettlesWhileTheCachesFill) {
+  TrialMeasurer m(2000, 1, 0);  // blocks of 1000 accesses: one window each
+  m.Move();
+  EXPECT_EQ(m.phase(), Phase::kMoving);
+  EXPECT_FALSE(m.AddWindow(Window(1), 1000, 0, 1000));  // still moving
+  m.Arrived(1000);
+  EXPECT_EQ(m.phase(), Phase::kSettling);
+  // Device reads fall 400 -> 200 -> 150 (25% and more): still filling;
+  // then 140, 7% less: filled, and the measure starts after that window.
+  uint64_t at = 1000;
+  for (const uint64_t reads : {400, 200, 150}) {
+    EXPECT_FALSE(m.AddWindow(Window(1, reads), 1000, at, at + 1000));
+    at += 1000;
+    EXPECT_EQ(m.phase(), Phase::kSettling);
+  }
+  EXPECT_FALSE(m.AddWindow(Window(1, 140), 1000, at, at + 1000));
+  at += 1000;
+  EXPECT_EQ(m.phase(), Phase::kMeasuring);
+  EXPECT_TRUE(m.AddWindow(Window(1, 140), 1000, at, at + 1000));
+}
+
+TEST(TrialMeasurerTest, AMeasureLastsItsMinimumTime) {
+  TrialMeasurer m(2000, 2, 0.005);  // 5 ms
+  m.MeasureFrom(0);
+  EXPECT_FALSE(m.AddWindow(Window(2), 1000, 0, 1000));
+  EXPECT_FALSE(m.AddWindow(Window(2), 1000, 1000, 2000));  // two windows, 4 ms
+  EXPECT_TRUE(m.AddWindow(Window(2), 1000, 2000, 3000));
+}
+
+TEST(TrialMeasureTest, InterpolatesBothTimesAndTheirErrors) {
+  TrialMeasure first{10, 1, 20, 2, 1000, {}};
+  TrialMeasure last{14, 1, 24, 2, 3000, {}};
+  const TrialMeasure mid = Interpolated(first, last, 2000);
+  EXPECT_DOUBLE_EQ(mid.busy_us, 12);
+  EXPECT_DOUBLE_EQ(mid.wall_us, 22);
+  EXPECT_NEAR(mid.busy_se, std::sqrt(0.5), 1e-12);  // half of each, independent
+  EXPECT_NEAR(BusyNoiseUs(first, last), 2 * std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(WallNoiseUs(first, last), 2 * std::sqrt(8.0), 1e-12);
+  EXPECT_DOUBLE_EQ(Interpolated(first, first, 5000).busy_us, 10);  // one measure: itself
+}
+
+}  // namespace
+}  // namespace symbiosis
