@@ -33,7 +33,8 @@
 //             adopted only if it beats the simulated current configuration
 //             by the gain threshold, and only if the simulated current
 //             configuration agrees with what was measured (the guard: a
-//             kernel behaviour the model lacks shows up as disagreement).
+//             kernel behaviour the model lacks shows up as disagreement;
+//             then the far end of the range is tried instead).
 //             A round is abandoned if L_e rises during it (two windows in
 //             a row by default) and restarted, with a reset only if L_e
 //             rose above the Stable reference from before the round;

@@ -586,6 +586,21 @@ void Tracker::FinishRound() {
     round_.reason = Format("the model is off for this workload: it predicts L_e %.3g for the "
                            "current M_a, the engine measured %.3g",
                            round_.simulated_latency, round_.measured_latency);
+    // The model cannot rank the candidates; measurements still can. The
+    // end of the range farther from the current M_a (M, or the floor) is
+    // tried: the layout least like the current one, whose difference
+    // shows beyond the noise soonest (docs/decisions/model-off-trial.md).
+    if (estimator_.cpu_load_measured() && config_.trial_band > 0) {
+      const CandidateStats& low = round_.candidates.front();
+      const CandidateStats& high = round_.candidates.back();
+      const CandidateStats& far =
+          high.ma_bytes - current.ma_bytes >= current.ma_bytes - low.ma_bytes ? high : low;
+      if (!far.current && !far.overcommits && !Rejected(far)) {
+        round_.reason += "; the far end of the range, M_a " + MiB(far.ma_bytes) + ", is tried";
+        trials.push_back(far.ma_bytes);
+        far_end_trial_ = true;
+      }
+    }
   } else if (best == current_index_ ||
              Score(winner) > (1 - config_.gain_threshold) * Score(current)) {
     round_.reason = Format("no candidate gains %.0f%%: the best predicts ",
@@ -902,7 +917,11 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
   } else {
     round.reason += "; none gained enough, M_a stays " + MiB(trial_from_);
     if (check_after_round_) after_round_ = trial_before_.ratios;
+    // A far end the model could not rank and a measure refused is not
+    // tried again until the workload changes.
+    if (far_end_trial_) rejected_ma_ = trial_queue_.front();
   }
+  far_end_trial_ = false;
   // Measured against trial_from_ in turn: a move from the split before the
   // round needs no other check.
   if (trial_from_ == pre_round_ma_) {

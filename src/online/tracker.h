@@ -139,7 +139,8 @@ class Tracker {
   bool TryDirectionEnd(const VerificationStats& v);
   // Busy thread time of the windows summed in `sum`, as a measure.
   std::optional<TrialMeasure> MeasureOf(const EventTotals& sum, uint64_t at) const;
-  // Whether `c` is a split a verification undid (rejected_ma_).
+  // Whether `c` is a split a verification undid or a far-end trial
+  // refused (rejected_ma_).
   bool Rejected(const CandidateStats& c) const {
     return rejected_ma_ && c.ma_bytes == *rejected_ma_ && !c.current;
   }
@@ -185,9 +186,10 @@ class Tracker {
   // The round's windows at its configuration, once its warm-up is over.
   EventTotals round_busy_;
   uint64_t round_busy_from_ = 0;
-  // A split a verification undid: not chosen again until Stable sees the
-  // workload change.
+  // A split a verification undid, or a model-off round's far end its trial
+  // refused: not chosen again until Stable sees the workload change.
   std::optional<uint64_t> rejected_ma_;
+  bool far_end_trial_ = false;  // the trials are a model-off round's far end
   // Verifying: the old split and its measure from before the move.
   uint64_t verify_from_ma_ = 0;
   TrialMeasure verify_from_;

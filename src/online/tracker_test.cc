@@ -1731,6 +1731,33 @@ TEST(TrackerTest, AGainWithinItsWindowsNoiseIsNotKept) {
   }
 }
 
+// The model is off (its ghosts predict a sixth of the application misses
+// the engine measures): it cannot rank the candidates, but a measurement
+// can judge one. The end of the range farther from the current 8 MiB, M,
+// is tried, and kept where it measures faster
+// (docs/decisions/model-off-trial.md).
+TEST(TrackerTest, AModelThatIsOffStillTriesTheFarEndOfTheRange) {
+  Harness h(MeasuringConfig());
+  h.ScriptCandidates({0.1}, {0.001}, 0.6, 0.06);
+  h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+  ASSERT_NE(h.LastRound().reason.find("the model is off"), std::string::npos)
+      << h.LastRound().reason;
+  ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+  for (uint64_t n = 0; n < 60'000 && h.tracker->state() == ControllerState::kTrying;
+       n += Harness::kChunk) {
+    h.timing = h.tracker->ma_bytes() == kM ? FasterThanModelled(0.5) : kFourThreadsOnOneCpu;
+    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+  }
+  h.timing = FasterThanModelled(0.5);
+  h.Run(5'000, kFourThreadsHa, kFourThreadsHk);
+  const RoundStats& r = h.LastRound();
+  ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+  EXPECT_EQ(r.trials[0].ma_bytes, kM) << r.reason;
+  EXPECT_TRUE(r.trials[0].kept) << r.reason;
+  EXPECT_NE(r.reason.find("the far end of the range"), std::string::npos) << r.reason;
+  EXPECT_EQ(h.tracker->ma_bytes(), kM);
+}
+
 // Outside the band, with trials off, or without the process's times: no
 // trial, as the paper's Controller.
 TEST(TrackerTest, NoTrialOutsideTheBandOrWhenTurnedOff) {
