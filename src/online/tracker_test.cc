@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -955,6 +956,22 @@ const Harness::Timing kFourThreadsOnOneCpu{1, 5000, 780'000, 30'000, 525'000, 52
 // Its hit ratios there: H_a 0.4, and one device read per 100 accesses.
 constexpr double kFourThreadsHa = 0.4, kFourThreadsHk = 1 - 0.01 / 0.6;
 
+// Runs a round's trials, the engine's CPU and run-queue times scaled by
+// scale() at each chunk (at most `limit` accesses), then the last move at
+// the base times.
+void RunTrialsScaled(Harness& h, uint64_t limit, const std::function<double()>& scale) {
+  for (uint64_t n = 0; n < limit && h.tracker->state() == ControllerState::kTrying;
+       n += Harness::kChunk) {
+    const double s = scale();
+    h.timing = kFourThreadsOnOneCpu;
+    h.timing.cpu_ns *= s;
+    h.timing.runnable_ns *= s;
+    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+  }
+  h.timing = kFourThreadsOnOneCpu;
+  h.Run(5'000, kFourThreadsHa, kFourThreadsHk);  // the last move
+}
+
 // The same engine where a candidate runs faster than the model says: 4.5 us
 // of CPU and 11.5 of run-queue wait per access, 18.25 us of busy thread
 // time with the device wait, 13% below the 21 at 8 MiB: less than the
@@ -1672,17 +1689,10 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
     const uint64_t from = h.totals.accesses;
-    for (uint64_t n = 0; n < 40'000 && h.tracker->state() == ControllerState::kTrying;
-         n += Harness::kChunk) {
+    RunTrialsScaled(h, 40'000, [&] {
       const double speed = 1 + k.drift * static_cast<double>(h.totals.accesses - from) / 10'000;
-      const double scale = speed * (h.tracker->ma_bytes() == kM / 8 ? k.candidate : 1);
-      h.timing = kFourThreadsOnOneCpu;
-      h.timing.cpu_ns *= scale;
-      h.timing.runnable_ns *= scale;
-      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
-    }
-    h.timing = kFourThreadsOnOneCpu;
-    h.Run(5'000, kFourThreadsHa, kFourThreadsHk);  // the last move
+      return speed * (h.tracker->ma_bytes() == kM / 8 ? k.candidate : 1);
+    });
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.trials.size(), 1u) << r.reason;
     EXPECT_EQ(r.trials[0].kept, k.kept) << r.reason;
@@ -1704,18 +1714,11 @@ TEST(TrackerTest, AGainWithinItsWindowsNoiseIsNotKept) {
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
-    for (uint64_t n = 0; n < 60'000 && h.tracker->state() == ControllerState::kTrying;
-         n += Harness::kChunk) {
+    RunTrialsScaled(h, 60'000, [&] {
       const bool odd_window = (h.totals.accesses / h.config.window_accesses) % 2 == 1;
       const double cycle = !noisy ? 1 : odd_window ? 0.6 : 1.4;
-      const double scale = cycle * (h.tracker->ma_bytes() == kM / 8 ? 0.9 : 1);
-      h.timing = kFourThreadsOnOneCpu;
-      h.timing.cpu_ns *= scale;
-      h.timing.runnable_ns *= scale;
-      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
-    }
-    h.timing = kFourThreadsOnOneCpu;
-    h.Run(5'000, kFourThreadsHa, kFourThreadsHk);  // the last move
+      return cycle * (h.tracker->ma_bytes() == kM / 8 ? 0.9 : 1);
+    });
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.trials.size(), 1u) << r.reason;
     EXPECT_EQ(r.trials[0].kept, !noisy) << r.reason;
