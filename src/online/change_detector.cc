@@ -31,22 +31,15 @@ ChangeDetector::Verdict ChangeDetector::Add(const WindowRatios& m) {
     }
     following_ = false;
     base_sum_ = WindowRatios{0, 0, 0};
-    based_ = 0;
-    base_latency_sum_ = 0;
-    base_latency_squares_ = 0;
+    base_latency_ = WindowSpread{};
     changed_ = 0;
   }
-  if (based_ < base_windows_) {
+  if (base_latency_.windows < base_windows_) {
     base_sum_.Add(m);
-    base_latency_sum_ += latency;
-    base_latency_squares_ += latency * latency;
-    if (++based_ < base_windows_) return Verdict::kNone;
-    reference_ = base_sum_.DividedBy(based_);
-    spread_ = 0;
-    if (const double n = based_; n > 1) {
-      const double mean = base_latency_sum_ / n;
-      spread_ = std::sqrt(std::max(0.0, (base_latency_squares_ - n * mean * mean) / (n - 1)));
-    }
+    base_latency_.Add(latency);
+    if (base_latency_.windows < base_windows_) return Verdict::kNone;
+    reference_ = base_sum_.DividedBy(base_latency_.windows);
+    spread_ = base_latency_.Deviation();
     return Verdict::kFrozen;
   }
   // One window against the mean of base_windows_: its deviation's spread

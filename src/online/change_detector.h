@@ -63,10 +63,8 @@ class ChangeDetector {
 
   std::optional<WindowRatios> reference_;
   bool following_ = false;
-  WindowRatios base_sum_;  // the windows the reference averages
-  uint32_t based_ = 0;     // so far; it freezes at base_windows_
-  double base_latency_sum_ = 0;
-  double base_latency_squares_ = 0;
+  WindowRatios base_sum_;      // the windows the reference averages
+  WindowSpread base_latency_;  // their L_e; it freezes at base_windows_ of them
   double spread_ = 0;
   uint32_t changed_ = 0;  // windows in a row beyond it
 };

@@ -1,6 +1,7 @@
 #include "online/event_totals.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace symbiosis {
 
@@ -32,6 +33,17 @@ EventTotals Since(const EventTotals& from, const EventTotals& to) {
   w.cpus = to.cpus;
   w.probe_distinct = to.probe_distinct;
   return w;
+}
+
+double WindowSpread::Deviation() const {
+  if (windows < 2) return 0;
+  const double n = windows;
+  const double mean = sum / n;
+  return std::sqrt(std::max(0.0, (squares - n * mean * mean) / (n - 1)));
+}
+
+double WindowSpread::StandardError() const {
+  return windows < 2 ? 0 : Deviation() / std::sqrt(static_cast<double>(windows));
 }
 
 WindowRatios RatiosOf(const EventTotals& w) {

@@ -61,6 +61,23 @@ struct WindowRatios {
   WindowRatios DividedBy(double n) const { return {hit_app / n, hit_kernel / n, stores / n}; }
 };
 
+// Values taken one per window (a busy time per access, an L_e): their
+// spread.
+struct WindowSpread {
+  double sum = 0;
+  double squares = 0;
+  uint32_t windows = 0;
+  void Add(double x) {
+    sum += x;
+    squares += x * x;
+    ++windows;
+  }
+  // The sample standard deviation; 0 from fewer than two windows.
+  double Deviation() const;
+  // The standard error of their mean; 0 from fewer than two windows.
+  double StandardError() const;
+};
+
 // The ratios of window `w` (no read seen: no kernel miss seen either).
 WindowRatios RatiosOf(const EventTotals& w);
 

@@ -224,15 +224,26 @@ bool Tracker::WallSlower(double x, double than) const {
   return x > 0 && than > 0 && x > (1 + config_.trial_gain) * than;
 }
 
+Tracker::Gain Tracker::GainOf(const TrialStats& t, double share, bool wall_ok) const {
+  const double busy = t.before - t.after;
+  const double wall = t.before_wall_us - t.after_wall_us;
+  if (wall_ok && busy >= share * t.before && busy > t.noise_us) return Gain::kBusy;
+  if (t.before_wall_us > 0 && t.after_wall_us > 0 && wall >= share * t.before_wall_us &&
+      wall > t.wall_noise_us && t.after <= (1 + config_.trial_gain) * t.before) {
+    return Gain::kWall;
+  }
+  return Gain::kNone;
+}
+
 bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const {
-  const double busy = than.busy_us - m.busy_us;
-  const double wall = than.wall_us - m.wall_us;
-  const bool by_busy = busy >= share * than.busy_us && busy > BusyNoiseUs(m, than) &&
-                       !WallSlower(m.wall_us, than.wall_us);
-  const bool by_wall = m.wall_us > 0 && than.wall_us > 0 && wall >= share * than.wall_us &&
-                       wall > WallNoiseUs(m, than) &&
-                       m.busy_us <= (1 + config_.trial_gain) * than.busy_us;
-  return by_busy || by_wall;
+  TrialStats t;
+  t.before = than.busy_us;
+  t.after = m.busy_us;
+  t.before_wall_us = than.wall_us;
+  t.after_wall_us = m.wall_us;
+  t.noise_us = BusyNoiseUs(m, than);
+  t.wall_noise_us = WallNoiseUs(m, than);
+  return GainOf(t, share, !WallSlower(m.wall_us, than.wall_us)) != Gain::kNone;
 }
 
 // Stable's windows go to the change detector (change_detector.h); a change
@@ -883,24 +894,20 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
   for (size_t i = 0; i < round.trials.size(); i++) {
     const TrialStats& x = round.trials[i];
     const double gain = x.before - x.after;
-    const double wall_gain = x.before_wall_us - x.after_wall_us;
     const bool wall_ok = !WallSlower(wall_ratio(x), best_wall);
-    const bool by_busy = wall_ok && gain >= g * x.before && gain > x.noise_us;
-    const bool by_wall = x.before_wall_us > 0 && x.after_wall_us > 0 &&
-                         wall_gain >= g * x.before_wall_us && wall_gain > x.wall_noise_us &&
-                         x.after <= (1 + g) * x.before;
-    if (!by_busy && !by_wall) {
+    const Gain by = GainOf(x, g, wall_ok);
+    if (by == Gain::kNone) {
       if (wall_ok && gain >= g * x.before) {
         round.reason += "; M_a " + MiB(x.ma_bytes) +
                         Format("'s gain, %.3g us, is within its noise (%.3g)", gain, x.noise_us);
       }
       continue;
     }
-    const double score = by_busy ? x.after / x.before : wall_ratio(x);
+    const double score = by == Gain::kBusy ? x.after / x.before : wall_ratio(x);
     if (!best || score < best_score) {
       best = i;
       best_score = score;
-      best_by_wall = !by_busy;
+      best_by_wall = by == Gain::kWall;
     }
   }
   if (best) {

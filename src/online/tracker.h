@@ -78,10 +78,16 @@ class Tracker {
   static constexpr uint32_t kProbeRestWindows = 24;
   static constexpr double kProbeShrink = 0.25;
 
-  // Whether `m` gained `share` on `than`: by busy time beyond its noise,
-  // the wall time no more than trial_gain slower; or by wall time beyond
-  // its noise, the busy time no more than trial_gain above
+  // How a candidate (`t`: its busy and wall time against the current
+  // split's at its time, and their noise) gained `share`: by busy time
+  // beyond its noise, where `wall_ok` (its wall time is not trial_gain
+  // slower than the caller's reference); else by wall time beyond its
+  // noise, the busy time no more than trial_gain above
   // (docs/decisions/trial-metrics.md).
+  enum class Gain { kNone, kBusy, kWall };
+  Gain GainOf(const TrialStats& t, double share, bool wall_ok) const;
+  // Whether `m` gained `share` on `than`, the wall time checked against
+  // `than`'s.
   bool Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const;
   // Whether wall time per access `x` (or a ratio of two) is slower than
   // `than` by more than trial_gain (docs/decisions/trial-metrics.md).

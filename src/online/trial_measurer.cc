@@ -34,19 +34,6 @@ double WallNoiseUs(const TrialMeasure& a, const TrialMeasure& b) {
   return 2 * std::hypot(a.wall_se, b.wall_se);
 }
 
-void TrialMeasurer::Spread::Add(double x) {
-  sum += x;
-  squares += x * x;
-  ++windows;
-}
-
-double TrialMeasurer::Spread::StandardError() const {
-  if (windows < 2) return 0;
-  const double n = windows;
-  const double mean = sum / n;
-  return std::sqrt(std::max(0.0, (squares - n * mean * mean) / (n - 1)) / n);
-}
-
 TrialMeasurer::TrialMeasurer(uint64_t settle_accesses, uint32_t windows, double min_seconds)
     : settle_block_(std::max<uint64_t>(settle_accesses / 2, 1)),
       windows_(std::max<uint32_t>(windows, 1)),
@@ -68,8 +55,8 @@ void TrialMeasurer::MeasureFrom(uint64_t now) {
   busy_us_ = 0;
   accesses_ = 0;
   wall_ns_ = 0;
-  busy_spread_ = Spread{};
-  wall_spread_ = Spread{};
+  busy_spread_ = WindowSpread{};
+  wall_spread_ = WindowSpread{};
   ratio_sum_ = WindowRatios{0, 0, 0};
 }
 

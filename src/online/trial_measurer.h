@@ -70,15 +70,6 @@ class TrialMeasurer {
   Phase phase() const { return phase_; }
 
  private:
-  // A measure's windows, each one's value per access: their spread.
-  struct Spread {
-    double sum = 0;
-    double squares = 0;
-    uint32_t windows = 0;
-    void Add(double x);
-    double StandardError() const;  // of their mean; 0 from fewer than two
-  };
-
   void Settle(const EventTotals& w, uint64_t window_begin, uint64_t now);
 
   const uint64_t settle_block_;  // half settle_accesses, at least 1
@@ -92,8 +83,8 @@ class TrialMeasurer {
   double busy_us_ = 0;
   uint64_t accesses_ = 0;
   uint64_t wall_ns_ = 0;
-  Spread busy_spread_;
-  Spread wall_spread_;
+  WindowSpread busy_spread_;  // per access, window by window
+  WindowSpread wall_spread_;
   WindowRatios ratio_sum_;
   // Settling: windows from fill_from_ on, in blocks of settle_block_.
   uint64_t fill_from_ = 0;
