@@ -248,7 +248,7 @@ ControllerConfig BaseConfig(const DataLayout& layout, uint64_t memory) {
 // One access's outcome in the engine: bit 0 application hit, bit 1 (on a
 // miss) the kernel held the bytes.
 constexpr uint8_t kAppHit = 1;
-constexpr uint8_t kKernelHit = 2;
+constexpr uint8_t kSecondTierHit = 2;
 
 // The events an engine would report, generated before timing: blocks in
 // access order, each with its outcome drawn independently (so the windows'
@@ -261,14 +261,14 @@ struct Events {
 };
 
 Events MakeEvents(const DataLayout& layout, const std::string& workload, uint64_t n,
-                  uint64_t seed, double app_hit, double kernel_hit, const Sampler& sampler) {
+                  uint64_t seed, double app_hit, double second_tier_hit, const Sampler& sampler) {
   const BlockTrace trace = TraceFromWorkload(layout, workload, n, seed);
   Events e;
   n = std::min<uint64_t>(n, trace.accesses.size());
   e.blocks.reserve(n);
   e.flags.reserve(n);
   std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15 + 7);
-  std::bernoulli_distribution app(app_hit), kernel(kernel_hit);
+  std::bernoulli_distribution app(app_hit), kernel(second_tier_hit);
   for (uint64_t i = 0; i < n; ++i) {
     const Block& b = trace.blocks[trace.accesses[i]];
     e.blocks.push_back(b);
@@ -277,7 +277,7 @@ Events MakeEvents(const DataLayout& layout, const std::string& workload, uint64_
       f = kAppHit;
     } else {
       ++e.misses;
-      if (kernel(rng)) f = kKernelHit;
+      if (kernel(rng)) f = kSecondTierHit;
     }
     e.flags.push_back(f);
     e.sampled += sampler.Sampled(b);
@@ -307,8 +307,8 @@ void Feed(const Events& e, App&& app, Read&& read) {
     const bool hit = flags[i] & kAppHit;
     app(blocks[i], hit);
     if (!hit) {
-      const bool kernel_hit = flags[i] & kKernelHit;
-      read(blocks[i], kernel_hit, kernel_hit ? kHitNs : kMissNs);
+      const bool second_tier_hit = flags[i] & kSecondTierHit;
+      read(blocks[i], second_tier_hit, second_tier_hit ? kHitNs : kMissNs);
     }
   }
 }
@@ -357,11 +357,10 @@ int CostPart(const Flags& flags) {
   ControllerConfig base = BaseConfig(layout, memory);
   base.sample_rate = flags.sample_rate;
   if (flags.rocksdb_tiers) {
-    base.rocksdb_cache_model = true;
     base.second_tier_owned = true;
     base.app_cache_overhead = 0;
-    base.rocksdb_block_cache_shard_bits = RocksDbDefaultShardBits(base.initial_ma_bytes);
-    base.rocksdb_secondary_cache_shard_bits = RocksDbDefaultShardBits(memory - base.initial_ma_bytes);
+    base.rocksdb_tiers = RocksDbTiers{RocksDbDefaultShardBits(base.initial_ma_bytes),
+                                      RocksDbDefaultShardBits(memory - base.initial_ma_bytes)};
   }
   const Sampler sampler(SamplerOptions{base.sample_rate, base.group_blocks, base.block_disk_bytes});
   std::printf("D = %.2f GiB: %llu blocks of 4 KiB, mean %u B on disk, %.2f GiB on disk; "
@@ -512,9 +511,9 @@ int MemoryPart(const Flags& flags) {
   // The engine's outcomes as at M_a = 8 MiB: almost no application hits;
   // about M / D_c of the reads hit the kernel.
   const double app_hit = static_cast<double>(cfg.initial_ma_bytes) / layout.memory_bytes();
-  const double kernel_hit = std::min(1.0, static_cast<double>(memory) / layout.disk_bytes());
+  const double second_tier_hit = std::min(1.0, static_cast<double>(memory) / layout.disk_bytes());
   const uint64_t n = 3'000'000;
-  const Events events = MakeEvents(layout, "uniform", n, flags.seed + 1, app_hit, kernel_hit, sampler);
+  const Events events = MakeEvents(layout, "uniform", n, flags.seed + 1, app_hit, second_tier_hit, sampler);
   Controller controller(cfg, nullptr);
 
   const uint64_t kStep = 100'000;
@@ -524,7 +523,7 @@ int MemoryPart(const Flags& flags) {
   for (uint64_t i = 0; i < events.blocks.size(); ++i) {
     const uint8_t f = events.flags[i];
     controller.RecordAppAccess(blocks[i], f & kAppHit);
-    if (!(f & kAppHit)) controller.RecordRead(blocks[i], f & kKernelHit, f & kKernelHit ? kHitNs : kMissNs);
+    if (!(f & kAppHit)) controller.RecordRead(blocks[i], f & kSecondTierHit, f & kSecondTierHit ? kHitNs : kMissNs);
     if ((i + 1) % kStep == 0) {
       const ControllerStats s = controller.Stats();
       std::printf("%10llu %10s %14llu\n", static_cast<unsigned long long>(i + 1),

@@ -8,19 +8,24 @@ recomputed from each interval's H_a and H_k with the run's final costs, so
 the counts are indications of the rules' relative noise, not what the
 Controller did (its windows are 100,000 accesses and its costs move).
 
-    python3 bench/stable_change_rules.py pairs-*.json
+    .venv/bin/python bench/stable_change_rules.py pairs-*.json
 """
 
-import json
 import statistics
 import sys
 from typing import Callable, List, Optional
 
+try:
+    from symbiosis.outputs import read_result
+except ImportError:
+    sys.exit("stable_change_rules.py: the symbiosis package is not importable; run it with the "
+             "project's .venv/bin/python (scripts/setup.sh makes it)")
+
 THRESHOLD = 0.10  # ControllerConfig::change_threshold
 
 
-def expected_latency(hit_app: float, hit_kernel: float, c_a: float, c_k: float) -> float:
-    return (1 - hit_app) * c_a + (1 - hit_app) * (1 - hit_kernel) * c_k
+def expected_latency(hit_app: float, hit_second_tier: float, c_a: float, c_k: float) -> float:
+    return (1 - hit_app) * c_a + (1 - hit_app) * (1 - hit_second_tier) * c_k
 
 
 def after_warmup(windows: List[float]) -> List[float]:
@@ -75,8 +80,8 @@ def stable_stretch(run: dict) -> List[float]:
     stretch: List[float] = []
     for interval in run["timeline"]:
         if interval["state"] == "stable":
-            stretch.append(expected_latency(interval["hit_app"], interval["hit_kernel"],
-                                            costs["app_miss"], costs["kernel_miss"]))
+            stretch.append(expected_latency(interval["hit_app"], interval["hit_second_tier"],
+                                            costs["app_miss"], costs["second_tier_miss"]))
         elif stretch:
             break
     return stretch
@@ -89,7 +94,7 @@ def main(paths: List[str]) -> int:
     fired = [0] * len(RULES)
     stretches = 0
     for path in paths:
-        for cell in json.load(open(path)).get("cells", []):
+        for cell in read_result(path).get("cells", []):
             for pair in cell.get("pairs", []):
                 for run in pair["runs"]:
                     windows = stable_stretch(run["symbiosis"])

@@ -14,16 +14,21 @@ trusted_gain).
 """
 import argparse
 import collections
-import json
 import math
 import sys
+
+try:
+    from symbiosis.outputs import read_result
+except ImportError:
+    sys.exit("tie_replay.py: the symbiosis package is not importable; run it with the "
+             "project's .venv/bin/python (scripts/setup.sh makes it)")
 
 READS_STEP = 0.005
 GAIN, TRUSTED = 0.10, 0.20
 
 
 def reads(c: dict) -> float:
-    return (1 - c["hit_app"]) * (1 - c["hit_kernel"])
+    return (1 - c["hit_app"]) * (1 - c["hit_second_tier"])
 
 
 def reads_step(c: dict) -> int:
@@ -69,8 +74,7 @@ def main() -> None:
     examples = collections.defaultdict(collections.Counter)
     for path in args.json:
         try:
-            with open(path) as f:
-                found = list(rounds(json.load(f)))
+            found = list(rounds(read_result(path)))
         except (OSError, ValueError, KeyError, TypeError) as e:
             sys.exit(f"tie_replay.py: {path} is not a `symbiosis bench --json` file "
                      f"({type(e).__name__}: {e}); give the files such runs wrote")

@@ -154,12 +154,12 @@ class Controller {
   // thread's scheduler times over the same span (ThisThreadSchedTimes
   // before and after), which split it into CPU, run-queue wait and device
   // wait.
-  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns = 0,
+  void RecordRead(const Block& block, bool second_tier_hit, uint64_t service_ns = 0,
                   std::optional<SchedTimes> sched = std::nullopt);
   // A read as above whose block the engine did not name (RocksDB's
   // compressed-cache hits outside a round): counted and timed, not
   // simulated. The same rule as RecordAppAccessUnidentified's applies.
-  void RecordReadUnidentified(bool kernel_hit, uint64_t service_ns = 0,
+  void RecordReadUnidentified(bool second_tier_hit, uint64_t service_ns = 0,
                               std::optional<SchedTimes> sched = std::nullopt);
 
   // The second tier stored a block (RocksDB's compressed cache compressed

@@ -13,6 +13,20 @@
 
 namespace symbiosis {
 
+// The engine's second tier as RocksDB runs it (ControllerConfig::
+// rocksdb_tiers): what the model copies from the engine's caches.
+struct RocksDbTiers {
+  // Each cache's num_shard_bits as the engine created it. Near the edge of
+  // fitting, the compressed cache's 64 shards sent 0.3-1.9% of the
+  // block-cache misses to the device where one shard sent none
+  // (docs/decisions/rocksdb-tier-model.md). In [0, 19].
+  int block_cache_shard_bits = 0;
+  int secondary_cache_shard_bits = 0;
+  // What each cache charges an entry beyond its block (RocksDB's LRUHandle
+  // and key: 88 bytes for the engine's 16-byte keys).
+  uint32_t entry_metadata_bytes = 88;
+};
+
 // Every tunable, with its default. Lengths count application-cache
 // accesses (RecordAppAccess calls), the clock of the whole Controller.
 struct ControllerConfig {
@@ -208,19 +222,10 @@ struct ControllerConfig {
   // hotspot10 at M/D_u 0.8 with 8 MiB of block cache, RocksDB hit H_a 0.85
   // and H_k 1.00; the LRU ghosts predicted 0.73 and 0.94 and the guard
   // stopped every round; this model predicts 0.86 and 1.00
-  // (docs/decisions/rocksdb-tier-model.md). REQUIRES second_tier_owned and
-  // app_cache_k 0; kernel_model does not apply.
-  bool rocksdb_cache_model = false;
-  // With rocksdb_cache_model: each cache's num_shard_bits as the engine
-  // created it, which the model copies. Near the edge of fitting, the
-  // compressed cache's 64 shards sent 0.3-1.9% of the block-cache misses
-  // to the device where one shard sent none
-  // (docs/decisions/rocksdb-tier-model.md).
-  int rocksdb_block_cache_shard_bits = 0;
-  int rocksdb_secondary_cache_shard_bits = 0;
-  // And what each cache charges an entry beyond its block (RocksDB's
-  // LRUHandle and key: 88 bytes for the engine's 16-byte keys).
-  uint32_t rocksdb_entry_metadata_bytes = 88;
+  // (docs/decisions/rocksdb-tier-model.md). Set by the RocksDB plugin from
+  // the caches it made. REQUIRES second_tier_owned and app_cache_k 0;
+  // kernel_model does not apply. Unset: LRU ghosts.
+  std::optional<RocksDbTiers> rocksdb_tiers;
 
   // --- Kernel ghost ---
   KernelModelKind kernel_model = KernelModelKind::kLinux;
@@ -247,12 +252,12 @@ struct ControllerConfig {
 
   // --- Miss costs (microseconds) ---
   // Used until measured, and always for a cost whose measuring is off.
-  // A kernel_miss_cpu > 0 is a prior: A ranks from the first window, before
+  // A second_tier_miss_cpu > 0 is a prior: A ranks from the first window, before
   // any device read (an engine's Open can measure both; device_read_cost.h).
   MissCosts costs;
   bool measure_app_miss_cost = true;     // C_a from reads the kernel served,
                                          // C_s from the second tier's stores
-  bool measure_kernel_miss_cost = true;  // C_k from device reads
+  bool measure_second_tier_miss_cost = true;  // C_k from device reads
   // Rank candidates by A, which knows that with more busy threads than
   // CPUs a device wait costs less than the CPU (cost_model.h), once the
   // process's scheduler times and C_k_cpu are known; false: by L_e,

@@ -22,7 +22,7 @@ struct CandidateStats {
   bool valid = false;    // had min_samples sampled accesses
   uint64_t samples = 0;  // sampled accesses in its window
   double hit_app = 0;
-  double hit_kernel = 0;
+  double hit_second_tier = 0;
   double stores = 0;                 // second-tier stores per access (cost_model.h)
   double predicted_latency = 0;      // L_e
   double predicted_access_time = 0;  // A; 0 while the CPU load is unmeasured
@@ -109,7 +109,7 @@ struct ControllerStats {
   DecisionSettings settings;
   uint64_t memory_bytes = 0;      // M
   double sample_rate = 0;         // R
-  // With rocksdb_cache_model, the engine's caches' shard bits that the
+  // With rocksdb_tiers, the engine's caches' shard bits that the
   // model copies; -1 without.
   int block_cache_shard_bits = -1;
   int secondary_cache_shard_bits = -1;
@@ -118,7 +118,7 @@ struct ControllerStats {
   uint64_t accesses = 0;          // application-cache accesses seen
   // The last full window.
   double hit_app = 0;
-  double hit_kernel = 0;
+  double hit_second_tier = 0;
   double latency = 0;            // measured L_e
   double reference_latency = 0;  // Stable's reference; 0 when none
   MissCosts costs;               // in use now
@@ -129,8 +129,8 @@ struct ControllerStats {
   // C_a came from reads whose scheduler times were sampled, their wait for
   // a CPU left out (else from wall times, that wait included).
   bool app_miss_cost_split = false;
-  bool kernel_miss_cost_measured = false;
-  bool kernel_miss_cpu_measured = false;
+  bool second_tier_miss_cost_measured = false;
+  bool second_tier_miss_cpu_measured = false;
   bool second_tier_store_measured = false;
   CpuLoad cpu_load;  // in use now
   bool cpu_load_measured = false;

@@ -42,8 +42,8 @@ namespace symbiosis {
 
 struct MissCosts {
   double app_miss = 3;      // C_a
-  double kernel_miss = 16;  // C_k (LevelDB on the paper's Optane machine)
-  double kernel_miss_cpu = 0;  // C_k_cpu, <= C_k; used only by AccessTime
+  double second_tier_miss = 16;  // C_k (LevelDB on the paper's Optane machine)
+  double second_tier_miss_cpu = 0;  // C_k_cpu, <= C_k; used only by AccessTime
   double second_tier_store = 0;  // C_s
 };
 
@@ -56,28 +56,28 @@ struct CpuLoad {
 
 // The share of accesses that reach the device: application misses that
 // the page cache missed too. REQUIRES: hit ratios in [0, 1].
-inline double DeviceReadsPerAccess(double hit_app, double hit_kernel) {
-  return (1 - hit_app) * (1 - hit_kernel);
+inline double DeviceReadsPerAccess(double hit_app, double hit_second_tier) {
+  return (1 - hit_app) * (1 - hit_second_tier);
 }
 
 // L_e with `stores` = S per access. REQUIRES: hit ratios in [0, 1],
 // costs >= 0, stores >= 0.
-inline double ExpectedLatency(double hit_app, double hit_kernel, const MissCosts& costs,
+inline double ExpectedLatency(double hit_app, double hit_second_tier, const MissCosts& costs,
                               double stores = 0) {
-  return (1 - hit_app) * (costs.app_miss + (1 - hit_kernel) * costs.kernel_miss) +
+  return (1 - hit_app) * (costs.app_miss + (1 - hit_second_tier) * costs.second_tier_miss) +
          stores * costs.second_tier_store;
 }
 
 // A, above. REQUIRES: as ExpectedLatency; load.cpus > 0, load.threads >= 0.
-inline double AccessTime(double hit_app, double hit_kernel, const MissCosts& costs,
+inline double AccessTime(double hit_app, double hit_second_tier, const MissCosts& costs,
                          const CpuLoad& load, double stores = 0) {
   const double app_miss = 1 - hit_app;
-  const double device = DeviceReadsPerAccess(hit_app, hit_kernel);
-  const double miss_cpu = costs.kernel_miss_cpu < costs.kernel_miss ? costs.kernel_miss_cpu
-                                                                     : costs.kernel_miss;
+  const double device = DeviceReadsPerAccess(hit_app, hit_second_tier);
+  const double miss_cpu = costs.second_tier_miss_cpu < costs.second_tier_miss ? costs.second_tier_miss_cpu
+                                                                     : costs.second_tier_miss;
   const double cpu = load.base_cpu + app_miss * costs.app_miss + device * miss_cpu +
                      stores * costs.second_tier_store;
-  const double wait = device * (costs.kernel_miss - miss_cpu);
+  const double wait = device * (costs.second_tier_miss - miss_cpu);
   const double cpu_bound = load.threads / load.cpus * cpu;
   return cpu_bound > cpu + wait ? cpu_bound : cpu + wait;
 }

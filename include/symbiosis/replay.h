@@ -39,7 +39,7 @@ struct ReplayOptions {
 struct ReplayPoint {
   uint64_t end_access = 0;
   double hit_app = 0;
-  double hit_kernel = 0;  // among application misses
+  double hit_second_tier = 0;  // among application misses
   double latency = 0;     // L_e with the replay's true costs
   uint64_t ma_bytes = 0;  // M_a at the end of the interval
   ControllerState state = ControllerState::kStable;

@@ -45,10 +45,10 @@ struct SplitPoint {
   uint64_t ma_bytes = 0;
   uint64_t mk_bytes = 0;
   double hit_app = 0;     // H_a
-  double hit_kernel = 0;  // H_k among application misses
+  double hit_second_tier = 0;  // H_k among application misses
   double latency = 0;     // L_e
-  // H_k over all reads; equals hit_kernel * (1 - hit_app).
-  double kernel_hits_per_read = 0;
+  // H_k over all reads; equals hit_second_tier * (1 - hit_app).
+  double second_tier_hits_per_read = 0;
 };
 
 struct StudyResult {

@@ -32,9 +32,9 @@ py::dict PointToDict(const SplitPoint& p) {
   d["ma_bytes"] = p.ma_bytes;
   d["mk_bytes"] = p.mk_bytes;
   d["hit_app"] = p.hit_app;
-  d["hit_kernel"] = p.hit_kernel;
+  d["hit_second_tier"] = p.hit_second_tier;
   d["latency"] = p.latency;
-  d["kernel_hits_per_read"] = p.kernel_hits_per_read;
+  d["second_tier_hits_per_read"] = p.second_tier_hits_per_read;
   return d;
 }
 
@@ -177,7 +177,7 @@ py::dict Replay(const BlockTrace& trace, uint64_t memory_bytes, double ca, doubl
     py::dict t;
     t["end_access"] = p.end_access;
     t["hit_app"] = p.hit_app;
-    t["hit_kernel"] = p.hit_kernel;
+    t["hit_second_tier"] = p.hit_second_tier;
     t["latency"] = p.latency;
     t["ma_bytes"] = p.ma_bytes;
     t["state"] = ControllerStateName(p.state);

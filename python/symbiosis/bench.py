@@ -169,7 +169,7 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
     last = timeline[-1] if timeline else {}
     summary = {"name": name, "final_ma_bytes": last.get("ma_bytes", 0), "throughput_ops": None,
                "mean_us": None, "p50_us": None, "p95_us": None, "p99_us": None,
-               "hit_app": 0.0, "hit_kernel": 0.0, "ops": 0, "requests": 0, "errors": 0,
+               "hit_app": 0.0, "hit_second_tier": 0.0, "ops": 0, "requests": 0, "errors": 0,
                "failed": True, "first_error": error, "exit_status": status, "controller": None}
     return {"summary": summary, "timeline": timeline, "failed": True, "error": error}
 
@@ -458,7 +458,7 @@ def format_pairs(cell: dict) -> str:
                      f"{stable[0]:.2f}x ({stable[1]:.0f} s)" if stable else "-",
                      f"{y['final_ma_bytes'] / MIB:.0f} MiB",
                      "-" if failed(pair["symbiosis"]) else f"{y['hit_app']:.3f}",
-                     "-" if failed(pair["symbiosis"]) else f"{y['hit_kernel']:.3f}"))
+                     "-" if failed(pair["symbiosis"]) else f"{y['hit_second_tier']:.3f}"))
     lines = _aligned(rows)
     ratios = pair_ratios(cell)
     statics = {pair["static"] for pair in cell["pairs"]}
@@ -473,7 +473,7 @@ def format_pairs(cell: dict) -> str:
 def _hits_text(run: dict) -> str:
     """A run's H_a,H_k for a table, or - when it failed."""
     s = run["summary"]
-    return "-" if failed(run) else f"{s['hit_app']:.2f},{s['hit_kernel']:.2f}"
+    return "-" if failed(run) else f"{s['hit_app']:.2f},{s['hit_second_tier']:.2f}"
 
 
 def _ops_text(run: dict) -> str:
@@ -498,7 +498,7 @@ def format_table(results: Dict[str, dict]) -> str:
             continue
         rows.append((name, f"{s['final_ma_bytes'] / MIB:.0f} MiB", f"{s['throughput_ops']:.0f}",
                      f"{s['mean_us']:.1f}", f"{s['p99_us']:.1f}", f"{s['hit_app']:.3f}",
-                     f"{s['hit_kernel']:.3f}"))
+                     f"{s['hit_second_tier']:.3f}"))
     return "\n".join(_aligned(rows) + _failure_notes(results.values()))
 
 
@@ -657,7 +657,7 @@ def make_output(cells: List[dict], memory: int, args) -> dict:
                         "throughput_ops": s["throughput_ops"], "mean_us": s["mean_us"],
                         "p95_us": s["p95_us"], "p99_us": s["p99_us"],
                         "hit_app": None if broken else s["hit_app"],
-                        "hit_kernel": None if broken else s["hit_kernel"],
+                        "hit_second_tier": None if broken else s["hit_second_tier"],
                         "summary": s, "timeline": r["timeline"]})
         return out
     def cell_of(c: dict) -> dict:

@@ -35,7 +35,7 @@ from symbiosis.units import format_bytes, parse_seconds
 
 # --ratios: M/D_u up to 4 (D_u a quarter of M).
 MAX_RATIO = 4.0
-# --value-size: the drivers' largest (driver.cc, kMaxValueBytes).
+# --value-size: the drivers' largest (tools/driver/requests.h, kMaxValueBytes).
 MAX_VALUE_BYTES = 1 << 20
 
 BENCH_CONFIGS = """\

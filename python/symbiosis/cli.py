@@ -159,7 +159,7 @@ def print_sim(report: SimReport, out: TextIO = sys.stdout) -> None:
     for p in report.points:
         mark = "  <- best" if p["ma_bytes"] == report.best["ma_bytes"] else ""
         print(f"{format_bytes(p['ma_bytes']):>10} {format_bytes(p['mk_bytes']):>10} "
-              f"{p['hit_app']:7.4f} {p['hit_kernel']:7.4f} {p['latency']:9.4f}{mark}", file=out)
+              f"{p['hit_app']:7.4f} {p['hit_second_tier']:7.4f} {p['latency']:9.4f}{mark}", file=out)
     best = report.best
     all_kernel, all_app = report.points[0], report.points[-1]
     print(f"\nbest split: M_a = {format_bytes(best['ma_bytes'])} "
@@ -375,7 +375,7 @@ def print_replay(result: dict, out: TextIO = sys.stdout) -> None:
             if cand["samples"] == 0 and not cand["valid"]:
                 row = f"{'-':>7} {'-':>7} {0:8d} {'not measured':>14}"
             else:
-                row = (f"{cand['hit_app']:7.4f} {cand['hit_kernel']:7.4f} {cand['samples']:8d} "
+                row = (f"{cand['hit_app']:7.4f} {cand['hit_second_tier']:7.4f} {cand['samples']:8d} "
                        f"{cand['predicted_latency']:14.4f}")
             print(f"  {format_bytes(cand['ma_bytes']):>10} {row}"
                   f"{_round_marks(rnd, cand, best)}", file=out)
@@ -398,7 +398,7 @@ def print_replay(result: dict, out: TextIO = sys.stdout) -> None:
           f"M_k = {format_bytes(memory - final)}; Controller state: {result['state']}", file=out)
     costs = result["costs"]
     print(f"mean L_e over the replay = {result['mean_latency']:.4f}; the Controller measured "
-          f"C_a = {costs['app_miss']:.3g}, C_k = {costs['kernel_miss']:.3g}", file=out)
+          f"C_a = {costs['app_miss']:.3g}, C_k = {costs['second_tier_miss']:.3g}", file=out)
     groups = result["expected_sampled_groups"]
     if groups < 100:
         print(f"note: the ghosts' sample holds about {groups:.0f} groups of "

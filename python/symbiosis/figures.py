@@ -28,7 +28,7 @@ def _mk_curve(report: SimReport, ca: float | None = None,
     xs, ys = [], []
     for p in reversed(report.points):
         xs.append(p["mk_bytes"] / c.memory_bytes)
-        ys.append((1 - p["hit_app"]) * (ca + (1 - p["hit_kernel"]) * ck))
+        ys.append((1 - p["hit_app"]) * (ca + (1 - p["hit_second_tier"]) * ck))
     return xs, ys
 
 
@@ -138,11 +138,11 @@ class FigureMaker:
         series = [
             ("closed form H_k = M_k/(alpha D_u) (paper §3.2.1)", ma, closed),
             ("inclusive two-level LRU: H_k among app misses", ma,
-             [p["hit_kernel"] for p in inclusive.points]),
+             [p["hit_second_tier"] for p in inclusive.points]),
             ("exclusive: kernel hits per read", ma,
-             [p["kernel_hits_per_read"] for p in exclusive.points]),
+             [p["second_tier_hits_per_read"] for p in exclusive.points]),
             ("exclusive: H_k among app misses", ma,
-             [p["hit_kernel"] for p in exclusive.points]),
+             [p["hit_second_tier"] for p in exclusive.points]),
             ("H_a (both; closed form M_a/D_u)", ma, [p["hit_app"] for p in inclusive.points]),
         ]
         self._write("closed_form_gap", {

@@ -92,3 +92,26 @@ def json_writer(data: Any) -> Callable[[str], None]:
             json.dump(data, f, indent=1)
             f.write("\n")
     return write
+
+
+# JSON keys renamed since results were first kept (docs/decisions/names.md):
+# the cache below M_a is the "second tier", whether it is the page cache or
+# RocksDB's compressed cache.
+RENAMED_KEYS = {
+    "hit_kernel": "hit_second_tier",
+    "kernel_miss": "second_tier_miss",
+    "kernel_miss_cpu": "second_tier_miss_cpu",
+    "kernel_miss_measured": "second_tier_miss_measured",
+    "kernel_miss_cpu_measured": "second_tier_miss_cpu_measured",
+    "kernel_hits_per_read": "second_tier_hits_per_read",
+}
+
+
+def _renamed(obj: Dict[str, Any]) -> Dict[str, Any]:
+    return {RENAMED_KEYS.get(k, k): v for k, v in obj.items()}
+
+
+def read_result(path: str) -> Any:
+    """A JSON file a command wrote, old key names read as today's."""
+    with open(path) as f:
+        return json.load(f, object_hook=_renamed)

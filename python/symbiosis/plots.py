@@ -46,7 +46,7 @@ def plot_sim(report: "SimReport", path: str) -> None:
     top.legend(loc="best")
     top.grid(alpha=0.3)
     bottom.plot(ma, [p["hit_app"] for p in report.points], marker=".", label="H_a (application cache)")
-    bottom.plot(ma, [p["hit_kernel"] for p in report.points], marker=".",
+    bottom.plot(ma, [p["hit_second_tier"] for p in report.points], marker=".",
                 label="H_k (kernel cache, among application misses)")
     bottom.set_ylim(-0.02, 1.02)
     bottom.set_ylabel("hit ratio")

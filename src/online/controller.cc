@@ -76,10 +76,10 @@ class Controller::Rep {
         sim_(GhostSimOptions{memory_, config_.kernel_model, config_.max_readahead_pages,
                              config_.app_cache_overhead, config_.heap_growth_share,
                              config_.app_cache_k,
-                             config_.rocksdb_cache_model,
-                             config_.rocksdb_block_cache_shard_bits,
-                             config_.rocksdb_secondary_cache_shard_bits,
-                             config_.rocksdb_entry_metadata_bytes,
+                             config_.rocksdb_tiers.has_value(),
+                             config_.rocksdb_tiers.value_or(RocksDbTiers{}).block_cache_shard_bits,
+                             config_.rocksdb_tiers.value_or(RocksDbTiers{}).secondary_cache_shard_bits,
+                             config_.rocksdb_tiers.value_or(RocksDbTiers{}).entry_metadata_bytes,
                              config_.parallel_candidates},
              &sampler_),
         tracker_(config_, memory_, &sim_) {
@@ -116,18 +116,18 @@ class Controller::Rep {
     return sched_sample_slowdown_.load(std::memory_order_relaxed);
   }
 
-  void RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
+  void RecordRead(const Block& block, bool second_tier_hit, uint64_t service_ns,
                   const std::optional<SchedTimes>& sched) {
-    if (Valid(block)) RecordReadUnidentified(kernel_hit, service_ns, sched);
+    if (Valid(block)) RecordReadUnidentified(second_tier_hit, service_ns, sched);
   }
 
-  void RecordReadUnidentified(bool kernel_hit, uint64_t service_ns,
+  void RecordReadUnidentified(bool second_tier_hit, uint64_t service_ns,
                               const std::optional<SchedTimes>& sched) {
     auto mine = counts_.Mine();
     mine.Add(&EventCounts::reads, 1);
-    if (kernel_hit) mine.Add(&EventCounts::read_hits, 1);
+    if (second_tier_hit) mine.Add(&EventCounts::read_hits, 1);
     if (service_ns == 0) return;
-    if (kernel_hit) {
+    if (second_tier_hit) {
       const size_t bucket = ServiceTimeBucket(service_ns);
       mine.Add(&EventCounts::hit_timed, bucket, 1);
       mine.Add(&EventCounts::hit_ns, bucket, service_ns);
@@ -181,9 +181,9 @@ class Controller::Rep {
     s.peak_ghost_memory_bytes = std::max<uint64_t>(peak_ghost_memory_, s.ghost_memory_bytes);
     s.ignored_events = ignored_.load(std::memory_order_relaxed);
     s.sample_rate = config_.sample_rate;
-    if (config_.rocksdb_cache_model) {
-      s.block_cache_shard_bits = config_.rocksdb_block_cache_shard_bits;
-      s.secondary_cache_shard_bits = config_.rocksdb_secondary_cache_shard_bits;
+    if (config_.rocksdb_tiers) {
+      s.block_cache_shard_bits = config_.rocksdb_tiers->block_cache_shard_bits;
+      s.secondary_cache_shard_bits = config_.rocksdb_tiers->secondary_cache_shard_bits;
     }
     s.kernel_cache_offset_bytes = sim_.kernel_offset();
     s.read_charge_overhead_bytes = sim_.read_charge_overhead();
@@ -386,13 +386,13 @@ void Controller::RecordAppAccess(const Block& block, bool hit) {
 void Controller::RecordAppAccessUnidentified(bool hit) { rep_->RecordAppAccessUnidentified(hit); }
 bool Controller::simulating() const { return rep_->simulating(); }
 uint32_t Controller::sched_sample_slowdown() const { return rep_->sched_sample_slowdown(); }
-void Controller::RecordRead(const Block& block, bool kernel_hit, uint64_t service_ns,
+void Controller::RecordRead(const Block& block, bool second_tier_hit, uint64_t service_ns,
                             std::optional<SchedTimes> sched) {
-  rep_->RecordRead(block, kernel_hit, service_ns, sched);
+  rep_->RecordRead(block, second_tier_hit, service_ns, sched);
 }
-void Controller::RecordReadUnidentified(bool kernel_hit, uint64_t service_ns,
+void Controller::RecordReadUnidentified(bool second_tier_hit, uint64_t service_ns,
                                         std::optional<SchedTimes> sched) {
-  rep_->RecordReadUnidentified(kernel_hit, service_ns, sched);
+  rep_->RecordReadUnidentified(second_tier_hit, service_ns, sched);
 }
 void Controller::RecordSecondTierStore(uint64_t service_ns) {
   rep_->RecordSecondTierStore(service_ns);

@@ -63,26 +63,30 @@ void ValidateControllerConfig(const ControllerConfig& c) {
   Require(c.max_readahead_pages > 0, "max_readahead_pages must be at least 1 (default 32)");
   Require(c.app_cache_k <= 1024, "app_cache_k must be 0 (LRU) or a K-LRU sample size up to "
                                  "1024, e.g. 5 as Redis");
-  Require(!c.rocksdb_cache_model || (c.second_tier_owned && c.app_cache_k == 0),
-          "rocksdb_cache_model needs second_tier_owned (the engine's compressed cache) and "
+  Require(!c.rocksdb_tiers || (c.second_tier_owned && c.app_cache_k == 0),
+          "rocksdb_tiers needs second_tier_owned (the engine's compressed cache) and "
           "app_cache_k 0 (RocksDB's block cache is no K-LRU)");
-  for (const auto& [bits, name] :
-       {std::pair{c.rocksdb_block_cache_shard_bits, "rocksdb_block_cache_shard_bits"},
-        std::pair{c.rocksdb_secondary_cache_shard_bits, "rocksdb_secondary_cache_shard_bits"}}) {
-    Require(bits >= 0 && bits <= RocksDbCacheModel::kMaxShardBits,
-            std::string(name) + " must be in [0, " +
-                std::to_string(RocksDbCacheModel::kMaxShardBits) + "] (RocksDB's num_shard_bits)");
+  if (c.rocksdb_tiers) {
+    for (const auto& [bits, name] :
+         {std::pair{c.rocksdb_tiers->block_cache_shard_bits, "rocksdb_tiers.block_cache_shard_bits"},
+          std::pair{c.rocksdb_tiers->secondary_cache_shard_bits,
+                    "rocksdb_tiers.secondary_cache_shard_bits"}}) {
+      Require(bits >= 0 && bits <= RocksDbCacheModel::kMaxShardBits,
+              std::string(name) + " must be in [0, " +
+                  std::to_string(RocksDbCacheModel::kMaxShardBits) +
+                  "] (RocksDB's num_shard_bits)");
+    }
   }
   Require(c.app_cache_overhead > -1 && c.app_cache_overhead < 1,
           "app_cache_overhead must be in (-1, 1), e.g. 0.25 for LevelDB in a memory cgroup");
   Require(c.heap_growth_share >= 0 && c.heap_growth_share < 1,
           "heap_growth_share must be in [0, 1), e.g. 0.1");
   Require(c.cost_smoothing > 0 && c.cost_smoothing <= 1, "cost_smoothing must be in (0, 1]");
-  Require(c.costs.app_miss >= 0 && c.costs.kernel_miss >= 0 && std::isfinite(c.costs.app_miss) &&
-              std::isfinite(c.costs.kernel_miss) && c.costs.app_miss + c.costs.kernel_miss > 0,
-          "costs must be finite, >= 0 and not both 0 (e.g. app_miss 3, kernel_miss 16)");
-  Require(c.costs.kernel_miss_cpu >= 0 && c.costs.kernel_miss_cpu <= c.costs.kernel_miss,
-          "costs.kernel_miss_cpu must be in [0, kernel_miss] (default 0; measured online)");
+  Require(c.costs.app_miss >= 0 && c.costs.second_tier_miss >= 0 && std::isfinite(c.costs.app_miss) &&
+              std::isfinite(c.costs.second_tier_miss) && c.costs.app_miss + c.costs.second_tier_miss > 0,
+          "costs must be finite, >= 0 and not both 0 (e.g. app_miss 3, second_tier_miss 16)");
+  Require(c.costs.second_tier_miss_cpu >= 0 && c.costs.second_tier_miss_cpu <= c.costs.second_tier_miss,
+          "costs.second_tier_miss_cpu must be in [0, second_tier_miss] (default 0; measured online)");
   Require(c.memory_bytes > 0,
           "memory_bytes (M) must be set: the budget, or the memory cgroup's limit less a reserve "
           "(ResolveMemoryBudget, symbiosis/memory_budget.h)");

@@ -2,36 +2,79 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace symbiosis {
 namespace {
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+using Json = nlohmann::ordered_json;
 
-std::string JsonNumber(double x) {
-  if (!std::isfinite(x)) return "null";
+// Six significant digits, as the stats are measured; null where not finite.
+Json Number(double x) {
+  if (!std::isfinite(x)) return nullptr;
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
+  return std::strtod(text, nullptr);
 }
 
-std::string JsonBool(bool b) { return b ? "true" : "false"; }
+Json ToJson(const TrialStats& t) {
+  return {{"ma_bytes", t.ma_bytes},
+          {"before", Number(t.before)},
+          {"after", Number(t.after)},
+          {"before_wall_us", Number(t.before_wall_us)},
+          {"after_wall_us", Number(t.after_wall_us)},
+          {"noise_us", Number(t.noise_us)},
+          {"wall_noise_us", Number(t.wall_noise_us)},
+          {"kept", t.kept}};
+}
+
+Json ToJson(const VerificationStats& v) {
+  if (!v.checked) return nullptr;
+  return {{"from_ma_bytes", v.from_ma_bytes},
+          {"to_ma_bytes", v.to_ma_bytes},
+          {"from_us", Number(v.from_us)},
+          {"to_us", Number(v.to_us)},
+          {"from_wall_us", Number(v.from_wall_us)},
+          {"to_wall_us", Number(v.to_wall_us)},
+          {"interleaved", v.interleaved},
+          {"undone", v.undone}};
+}
+
+Json ToJson(const CandidateStats& c) {
+  return {{"ma_bytes", c.ma_bytes},
+          {"current", c.current},
+          {"valid", c.valid},
+          {"samples", c.samples},
+          {"hit_app", Number(c.hit_app)},
+          {"hit_second_tier", Number(c.hit_second_tier)},
+          {"stores", Number(c.stores)},
+          {"predicted_latency", Number(c.predicted_latency)},
+          {"predicted_access_time", Number(c.predicted_access_time)},
+          {"overcommits", c.overcommits}};
+}
+
+Json ToJson(const RoundStats& round) {
+  Json trials = Json::array(), candidates = Json::array();
+  for (const TrialStats& t : round.trials) trials.push_back(ToJson(t));
+  for (const CandidateStats& c : round.candidates) candidates.push_back(ToJson(c));
+  return {{"start_access", round.start_access},
+          {"end_access", round.end_access},
+          {"trigger", round.trigger},
+          {"reset", round.reset},
+          {"current_ma_bytes", round.current_ma_bytes},
+          {"sampled_share", Number(round.sampled_share)},
+          {"measured_latency", Number(round.measured_latency)},
+          {"simulated_latency", Number(round.simulated_latency)},
+          {"adopted_ma_bytes", round.adopted_ma_bytes},
+          {"decision", round.decision},
+          {"reason", round.reason},
+          {"trials", trials},
+          {"verification", ToJson(round.verification)},
+          {"candidates", candidates}};
+}
 
 }  // namespace
 
@@ -47,108 +90,55 @@ const char* ControllerStateName(ControllerState state) {
 }
 
 std::string ToJson(const ControllerStats& s) {
-  std::string j = "{";
-  j += "\"state\": " + JsonString(ControllerStateName(s.state));
-  j += ", \"memory_bytes\": " + std::to_string(s.memory_bytes);
-  j += ", \"sample_rate\": " + JsonNumber(s.sample_rate);
-  j += ", \"settings\": {\"min_app_fraction\": " + JsonNumber(s.settings.min_app_fraction) +
-       ", \"read_tie_margin\": " + JsonNumber(s.settings.read_tie_margin) +
-       ", \"change_floor_on_parts\": " + JsonBool(s.settings.change_floor_on_parts) +
-       ", \"change_floor\": " + JsonNumber(s.settings.change_floor) +
-       ", \"app_miss_change_floor\": " + JsonNumber(s.settings.app_miss_change_floor) +
-       ", \"device_read_change_floor\": " + JsonNumber(s.settings.device_read_change_floor) + "}";
+  Json j;
+  j["state"] = ControllerStateName(s.state);
+  j["memory_bytes"] = s.memory_bytes;
+  j["sample_rate"] = Number(s.sample_rate);
+  j["settings"] = {{"min_app_fraction", Number(s.settings.min_app_fraction)},
+                   {"read_tie_margin", Number(s.settings.read_tie_margin)},
+                   {"change_floor_on_parts", s.settings.change_floor_on_parts},
+                   {"change_floor", Number(s.settings.change_floor)},
+                   {"app_miss_change_floor", Number(s.settings.app_miss_change_floor)},
+                   {"device_read_change_floor", Number(s.settings.device_read_change_floor)}};
   if (s.block_cache_shard_bits >= 0) {
-    j += ", \"shard_bits\": {\"block_cache\": " + std::to_string(s.block_cache_shard_bits) +
-         ", \"secondary_cache\": " + std::to_string(s.secondary_cache_shard_bits) + "}";
+    j["shard_bits"] = {{"block_cache", s.block_cache_shard_bits},
+                       {"secondary_cache", s.secondary_cache_shard_bits}};
   }
-  j += ", \"ma_bytes\": " + std::to_string(s.ma_bytes);
-  j += ", \"target_ma_bytes\": " + std::to_string(s.target_ma_bytes);
-  j += ", \"accesses\": " + std::to_string(s.accesses);
-  j += ", \"hit_app\": " + JsonNumber(s.hit_app);
-  j += ", \"hit_kernel\": " + JsonNumber(s.hit_kernel);
-  j += ", \"latency\": " + JsonNumber(s.latency);
-  j += ", \"reference_latency\": " + JsonNumber(s.reference_latency);
-  j += ", \"costs\": {\"app_miss\": " + JsonNumber(s.costs.app_miss) +
-       ", \"kernel_miss\": " + JsonNumber(s.costs.kernel_miss) +
-       ", \"app_miss_measured\": " + JsonBool(s.app_miss_cost_measured) +
-       ", \"app_miss_split\": " + JsonBool(s.app_miss_cost_split) +
-       ", \"kernel_miss_measured\": " + JsonBool(s.kernel_miss_cost_measured) +
-       ", \"kernel_miss_cpu\": " + JsonNumber(s.costs.kernel_miss_cpu) +
-       ", \"kernel_miss_cpu_measured\": " + JsonBool(s.kernel_miss_cpu_measured) +
-       ", \"second_tier_store\": " + JsonNumber(s.costs.second_tier_store) +
-       ", \"second_tier_store_measured\": " + JsonBool(s.second_tier_store_measured) +
-       ", \"prior\": {\"app_miss\": " + JsonNumber(s.prior_costs.app_miss) +
-       ", \"kernel_miss\": " + JsonNumber(s.prior_costs.kernel_miss) +
-       ", \"kernel_miss_cpu\": " + JsonNumber(s.prior_costs.kernel_miss_cpu) +
-       ", \"second_tier_store\": " + JsonNumber(s.prior_costs.second_tier_store) + "}}";
-  j += ", \"cpu_load\": {\"cpus\": " + JsonNumber(s.cpu_load.cpus) +
-       ", \"threads\": " + JsonNumber(s.cpu_load.threads) +
-       ", \"base_cpu\": " + JsonNumber(s.cpu_load.base_cpu) +
-       ", \"measured\": " + JsonBool(s.cpu_load_measured) + "}";
-  j += ", \"ghost_memory_bytes\": " + std::to_string(s.ghost_memory_bytes);
-  j += ", \"peak_ghost_memory_bytes\": " + std::to_string(s.peak_ghost_memory_bytes);
-  j += ", \"ignored_events\": " + std::to_string(s.ignored_events);
-  j += ", \"kernel_cache_offset_bytes\": " + std::to_string(s.kernel_cache_offset_bytes);
-  j += ", \"read_charge_overhead_bytes\": " + std::to_string(s.read_charge_overhead_bytes);
-  j += ", \"rounds\": [";
-  for (size_t r = 0; r < s.rounds.size(); r++) {
-    const RoundStats& round = s.rounds[r];
-    j += r ? ", {" : "{";
-    j += "\"start_access\": " + std::to_string(round.start_access);
-    j += ", \"end_access\": " + std::to_string(round.end_access);
-    j += ", \"trigger\": " + JsonString(round.trigger);
-    j += ", \"reset\": " + JsonBool(round.reset);
-    j += ", \"current_ma_bytes\": " + std::to_string(round.current_ma_bytes);
-    j += ", \"sampled_share\": " + JsonNumber(round.sampled_share);
-    j += ", \"measured_latency\": " + JsonNumber(round.measured_latency);
-    j += ", \"simulated_latency\": " + JsonNumber(round.simulated_latency);
-    j += ", \"adopted_ma_bytes\": " + std::to_string(round.adopted_ma_bytes);
-    j += ", \"decision\": " + JsonString(round.decision);
-    j += ", \"reason\": " + JsonString(round.reason);
-    j += ", \"trials\": [";
-    for (size_t i = 0; i < round.trials.size(); i++) {
-      const TrialStats& t = round.trials[i];
-      j += i ? ", {" : "{";
-      j += "\"ma_bytes\": " + std::to_string(t.ma_bytes) +
-           ", \"before\": " + JsonNumber(t.before) + ", \"after\": " + JsonNumber(t.after) +
-           ", \"before_wall_us\": " + JsonNumber(t.before_wall_us) +
-           ", \"after_wall_us\": " + JsonNumber(t.after_wall_us) +
-           ", \"noise_us\": " + JsonNumber(t.noise_us) +
-           ", \"wall_noise_us\": " + JsonNumber(t.wall_noise_us) +
-           ", \"kept\": " + JsonBool(t.kept) + "}";
-    }
-    j += "]";
-    const VerificationStats& v = round.verification;
-    j += ", \"verification\": ";
-    j += v.checked ? "{\"from_ma_bytes\": " + std::to_string(v.from_ma_bytes) +
-                         ", \"to_ma_bytes\": " + std::to_string(v.to_ma_bytes) +
-                         ", \"from_us\": " + JsonNumber(v.from_us) +
-                         ", \"to_us\": " + JsonNumber(v.to_us) +
-                         ", \"from_wall_us\": " + JsonNumber(v.from_wall_us) +
-                         ", \"to_wall_us\": " + JsonNumber(v.to_wall_us) +
-                         ", \"interleaved\": " + JsonBool(v.interleaved) +
-                         ", \"undone\": " + JsonBool(v.undone) + "}"
-                   : std::string("null");
-    j += ", \"candidates\": [";
-    for (size_t i = 0; i < round.candidates.size(); i++) {
-      const CandidateStats& c = round.candidates[i];
-      j += i ? ", {" : "{";
-      j += "\"ma_bytes\": " + std::to_string(c.ma_bytes);
-      j += ", \"current\": " + JsonBool(c.current);
-      j += ", \"valid\": " + JsonBool(c.valid);
-      j += ", \"samples\": " + std::to_string(c.samples);
-      j += ", \"hit_app\": " + JsonNumber(c.hit_app);
-      j += ", \"hit_kernel\": " + JsonNumber(c.hit_kernel);
-      j += ", \"stores\": " + JsonNumber(c.stores);
-      j += ", \"predicted_latency\": " + JsonNumber(c.predicted_latency);
-      j += ", \"predicted_access_time\": " + JsonNumber(c.predicted_access_time);
-      j += ", \"overcommits\": " + JsonBool(c.overcommits);
-      j += "}";
-    }
-    j += "]}";
-  }
-  j += "]}";
-  return j;
+  j["ma_bytes"] = s.ma_bytes;
+  j["target_ma_bytes"] = s.target_ma_bytes;
+  j["accesses"] = s.accesses;
+  j["hit_app"] = Number(s.hit_app);
+  j["hit_second_tier"] = Number(s.hit_second_tier);
+  j["latency"] = Number(s.latency);
+  j["reference_latency"] = Number(s.reference_latency);
+  j["costs"] = {{"app_miss", Number(s.costs.app_miss)},
+                {"second_tier_miss", Number(s.costs.second_tier_miss)},
+                {"app_miss_measured", s.app_miss_cost_measured},
+                {"app_miss_split", s.app_miss_cost_split},
+                {"second_tier_miss_measured", s.second_tier_miss_cost_measured},
+                {"second_tier_miss_cpu", Number(s.costs.second_tier_miss_cpu)},
+                {"second_tier_miss_cpu_measured", s.second_tier_miss_cpu_measured},
+                {"second_tier_store", Number(s.costs.second_tier_store)},
+                {"second_tier_store_measured", s.second_tier_store_measured},
+                {"prior", {{"app_miss", Number(s.prior_costs.app_miss)},
+                           {"second_tier_miss", Number(s.prior_costs.second_tier_miss)},
+                           {"second_tier_miss_cpu", Number(s.prior_costs.second_tier_miss_cpu)},
+                           {"second_tier_store", Number(s.prior_costs.second_tier_store)}}}};
+  j["cpu_load"] = {{"cpus", Number(s.cpu_load.cpus)},
+                   {"threads", Number(s.cpu_load.threads)},
+                   {"base_cpu", Number(s.cpu_load.base_cpu)},
+                   {"measured", s.cpu_load_measured}};
+  j["ghost_memory_bytes"] = s.ghost_memory_bytes;
+  j["peak_ghost_memory_bytes"] = s.peak_ghost_memory_bytes;
+  j["ignored_events"] = s.ignored_events;
+  j["kernel_cache_offset_bytes"] = s.kernel_cache_offset_bytes;
+  j["read_charge_overhead_bytes"] = s.read_charge_overhead_bytes;
+  Json rounds = Json::array();
+  for (const RoundStats& round : s.rounds) rounds.push_back(ToJson(round));
+  j["rounds"] = rounds;
+  // An engine's message in a round's reason may hold bytes that are not
+  // UTF-8: they become U+FFFD rather than an exception.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace symbiosis

@@ -81,11 +81,11 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.initial_ma_bytes = 2 * m;
   ExpectRejected(c, "initial_ma_bytes");
   c = Budget(m);
-  c.costs.kernel_miss = -1;
+  c.costs.second_tier_miss = -1;
   ExpectRejected(c, "costs");
   c = Budget(m);
-  c.costs.kernel_miss_cpu = c.costs.kernel_miss + 1;
-  ExpectRejected(c, "kernel_miss_cpu");
+  c.costs.second_tier_miss_cpu = c.costs.second_tier_miss + 1;
+  ExpectRejected(c, "second_tier_miss_cpu");
   c = Budget(m);
   c.max_round_warmup_accesses = 1;
   ExpectRejected(c, "max_round_warmup_accesses");
@@ -102,17 +102,17 @@ TEST(ControllerTest, RejectsInvalidConfigsNamingTheField) {
   c.change_confirm_windows = 0;
   ExpectRejected(c, "change_confirm_windows");
   c = Budget(m);
-  c.rocksdb_cache_model = true;  // the page cache is not RocksDB's secondary
-  ExpectRejected(c, "rocksdb_cache_model");
+  c.rocksdb_tiers = RocksDbTiers{};  // the page cache is not RocksDB's secondary
+  ExpectRejected(c, "rocksdb_tiers needs");
   c.second_tier_owned = true;
   c.app_cache_k = 5;
-  ExpectRejected(c, "rocksdb_cache_model");
+  ExpectRejected(c, "rocksdb_tiers needs");
   c.app_cache_k = 0;
-  c.rocksdb_block_cache_shard_bits = -1;
-  ExpectRejected(c, "rocksdb_block_cache_shard_bits");
-  c.rocksdb_block_cache_shard_bits = 4;
-  c.rocksdb_secondary_cache_shard_bits = 20;
-  ExpectRejected(c, "rocksdb_secondary_cache_shard_bits");
+  c.rocksdb_tiers->block_cache_shard_bits = -1;
+  ExpectRejected(c, "rocksdb_tiers.block_cache_shard_bits");
+  c.rocksdb_tiers->block_cache_shard_bits = 4;
+  c.rocksdb_tiers->secondary_cache_shard_bits = 20;
+  ExpectRejected(c, "rocksdb_tiers.secondary_cache_shard_bits");
 }
 
 // M is an input: the budget layer resolves it (memory_budget.h).
@@ -151,17 +151,17 @@ TEST(ControllerTest, UnidentifiedReadsCountAsNamedOnes) {
   Controller unnamed(c, nullptr);
   for (int i = 0; i < 5 * 4096; ++i) {
     const Block b{1, static_cast<uint64_t>(i % 1000) * 4096, 2053, 4096};
-    const bool kernel_hit = i % 4 != 0;
-    const uint64_t ns = kernel_hit ? 3000 : 20'000;
+    const bool second_tier_hit = i % 4 != 0;
+    const uint64_t ns = second_tier_hit ? 3000 : 20'000;
     named.RecordAppAccess(b, false);
-    named.RecordRead(b, kernel_hit, ns);
+    named.RecordRead(b, second_tier_hit, ns);
     unnamed.RecordAppAccess(b, false);
-    unnamed.RecordReadUnidentified(kernel_hit, ns);
+    unnamed.RecordReadUnidentified(second_tier_hit, ns);
   }
   const ControllerStats n = named.Stats();
   const ControllerStats u = unnamed.Stats();
-  EXPECT_EQ(n.hit_kernel, 0.75);
-  EXPECT_EQ(u.hit_kernel, n.hit_kernel);
+  EXPECT_EQ(n.hit_second_tier, 0.75);
+  EXPECT_EQ(u.hit_second_tier, n.hit_second_tier);
   ASSERT_TRUE(n.app_miss_cost_measured);
   EXPECT_TRUE(u.app_miss_cost_measured);
   EXPECT_EQ(u.costs.app_miss, n.costs.app_miss);
@@ -324,8 +324,8 @@ TEST(ControllerTest, EightThreadsFeedEventsWhileResizesHappen) {
         const bool hit = rng() % 100 < (good_phase ? 90u : 20u);
         controller.RecordAppAccess(b, hit);
         if (!hit) {
-          const bool kernel_hit = rng() % 2;
-          controller.RecordRead(b, kernel_hit, kernel_hit ? 3000 : 20'000);
+          const bool second_tier_hit = rng() % 2;
+          controller.RecordRead(b, second_tier_hit, second_tier_hit ? 3000 : 20'000);
         }
         if (i % 25'000 == 0) controller.RecordFileDeleted(1 + rng() % 64);
       }
@@ -345,7 +345,7 @@ TEST(ControllerTest, EightThreadsFeedEventsWhileResizesHappen) {
   EXPECT_GT(s.peak_ghost_memory_bytes, 0u);
   EXPECT_TRUE(s.app_miss_cost_measured);
   EXPECT_NEAR(s.costs.app_miss, 3, 0.01);
-  EXPECT_NEAR(s.costs.kernel_miss, 17, 0.5);
+  EXPECT_NEAR(s.costs.second_tier_miss, 17, 0.5);
   EXPECT_EQ(s.ignored_events, 0u);
 }
 

@@ -17,8 +17,8 @@ void CostEstimator::AddStats(ControllerStats* s) const {
   s->prior_costs = config_.costs;
   s->app_miss_cost_measured = app_cost_measured_;
   s->app_miss_cost_split = app_cost_split_;
-  s->kernel_miss_cost_measured = kernel_cost_measured_;
-  s->kernel_miss_cpu_measured = kernel_cpu_measured_;
+  s->second_tier_miss_cost_measured = kernel_cost_measured_;
+  s->second_tier_miss_cpu_measured = kernel_cpu_measured_;
   s->second_tier_store_measured = store_cost_measured_;
   s->cpu_load = cpu_load_;
   s->cpu_load_measured = cpu_load_measured_;
@@ -59,18 +59,18 @@ void CostEstimator::UpdateCosts(const EventTotals& w) {
   if (config_.measure_app_miss_cost && w.stores.Count() >= config_.min_cost_samples) {
     smooth(&costs_.second_tier_store, &store_cost_measured_, w.stores.UnpreemptedMeanUs());
   }
-  if (!config_.measure_kernel_miss_cost) return;
+  if (!config_.measure_second_tier_miss_cost) return;
   if (w.split_misses >= config_.min_cost_samples) {
     const double service = (w.split_ns - std::min(w.split_ns, w.split_runnable_ns)) / 1e3 /
                            w.split_misses;
-    smooth(&costs_.kernel_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
+    smooth(&costs_.second_tier_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
     const double cpu = w.split_cpu_ns / 1e3 / w.split_misses - costs_.app_miss;
-    smooth(&costs_.kernel_miss_cpu, &kernel_cpu_measured_, std::max(0.0, cpu));
+    smooth(&costs_.second_tier_miss_cpu, &kernel_cpu_measured_, std::max(0.0, cpu));
   } else if (!kernel_cpu_measured_ && w.miss_timed >= config_.min_cost_samples) {
     // No split seen yet (no schedstat, or too few device reads): the wall
     // time, run-queue wait included.
     const double service = w.miss_ns / 1e3 / w.miss_timed;
-    smooth(&costs_.kernel_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
+    smooth(&costs_.second_tier_miss, &kernel_cost_measured_, std::max(0.0, service - costs_.app_miss));
   }
 }
 
@@ -79,7 +79,7 @@ double CostEstimator::DeviceMisses(const EventTotals& w) {
 }
 
 double CostEstimator::BusyThreadUs(const EventTotals& w) const {
-  const double miss_wait = std::max(0.0, costs_.kernel_miss - costs_.kernel_miss_cpu);
+  const double miss_wait = std::max(0.0, costs_.second_tier_miss - costs_.second_tier_miss_cpu);
   return (w.process_cpu_ns + w.process_runnable_ns) / 1e3 + DeviceMisses(w) * miss_wait;
 }
 
@@ -91,7 +91,7 @@ double CostEstimator::BusyThreadUs(const EventTotals& w) const {
 // toward L_e, the paper's model. Used once C_k_cpu is known: measured, or
 // given as a prior in config.costs.
 void CostEstimator::UpdateCpuLoad(const EventTotals& w) {
-  const bool kernel_cpu_known = kernel_cpu_measured_ || config_.costs.kernel_miss_cpu > 0;
+  const bool kernel_cpu_known = kernel_cpu_measured_ || config_.costs.second_tier_miss_cpu > 0;
   if (!config_.model_cpu_load || !kernel_cpu_known || w.wall_ns == 0 ||
       w.process_cpu_ns == 0 || w.cpus == 0) {
     return;
@@ -101,7 +101,7 @@ void CostEstimator::UpdateCpuLoad(const EventTotals& w) {
   sample.cpus = w.cpus;
   sample.threads = BusyThreadUs(w) / (w.wall_ns / 1e3);
   sample.base_cpu = std::max(0.0, (cpu_us - w.reads * costs_.app_miss -
-                                   DeviceMisses(w) * costs_.kernel_miss_cpu -
+                                   DeviceMisses(w) * costs_.second_tier_miss_cpu -
                                    w.stores.Count() * costs_.second_tier_store) /
                                       w.accesses);
   if (!cpu_load_measured_) {

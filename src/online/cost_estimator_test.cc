@@ -59,8 +59,8 @@ TEST(CostEstimatorTest, DeviceReadsCostTheirWaitBeyondTheirCpuAndTheLoadFollows)
   w.cpus = 2;
   EXPECT_FALSE(e.cpu_load_measured());
   e.AddWindow(w);
-  EXPECT_NEAR(e.costs().kernel_miss, 100, 1e-9);
-  EXPECT_NEAR(e.costs().kernel_miss_cpu, 10, 1e-9);
+  EXPECT_NEAR(e.costs().second_tier_miss, 100, 1e-9);
+  EXPECT_NEAR(e.costs().second_tier_miss_cpu, 10, 1e-9);
   EXPECT_DOUBLE_EQ(CostEstimator::DeviceMisses(w), 100);
   // CPU 20 ms + runnable 5 ms + 100 reads x (100 - 10) us asleep on the device.
   EXPECT_NEAR(e.BusyThreadUs(w), 20'000 + 5'000 + 9'000, 1e-6);

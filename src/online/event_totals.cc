@@ -49,7 +49,7 @@ double WindowSpread::StandardError() const {
 WindowRatios RatiosOf(const EventTotals& w) {
   WindowRatios m;
   m.hit_app = w.accesses ? std::min(1.0, static_cast<double>(w.app_hits) / w.accesses) : 0;
-  m.hit_kernel = w.reads ? std::min(1.0, static_cast<double>(w.read_hits) / w.reads) : 1;
+  m.hit_second_tier = w.reads ? std::min(1.0, static_cast<double>(w.read_hits) / w.reads) : 1;
   m.stores = w.accesses ? static_cast<double>(w.stores.Count()) / w.accesses : 0;
   return m;
 }

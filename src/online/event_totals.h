@@ -49,16 +49,16 @@ struct EventTotals {
 // costs alone is no change of the workload.
 struct WindowRatios {
   double hit_app = 0;
-  double hit_kernel = 1;
+  double hit_second_tier = 1;
   double stores = 0;  // second-tier stores per access
 
   // For means over windows: a sum starts at WindowRatios{0, 0, 0}.
   void Add(const WindowRatios& m) {
     hit_app += m.hit_app;
-    hit_kernel += m.hit_kernel;
+    hit_second_tier += m.hit_second_tier;
     stores += m.stores;
   }
-  WindowRatios DividedBy(double n) const { return {hit_app / n, hit_kernel / n, stores / n}; }
+  WindowRatios DividedBy(double n) const { return {hit_app / n, hit_second_tier / n, stores / n}; }
 };
 
 // Values taken one per window (a busy time per access, an L_e): their

@@ -216,7 +216,7 @@ CandidateCounts GhostSim::Counts(size_t stage) const {
   CandidateCounts c;
   c.stage_samples = stages_[stage].samples;
   c.kernel_reads = stages_[stage].kernel_reads;
-  c.kernel_misses = stages_[stage].kernel_misses;
+  c.second_tier_misses = stages_[stage].second_tier_misses;
   c.app_misses = app_misses_[stage];
   // One stage for all candidates is each candidate's own.
   c.app_misses_in_stage = options_.rocksdb_tiers || options_.parallel_candidates;
@@ -251,7 +251,7 @@ void GhostSim::AccessTiers(RocksDbCacheModel* tiers, size_t stage, const Block& 
   if (served == RocksDbCacheModel::Served::kPrimary) return;
   ++app_misses_[stage];
   ++counts.kernel_reads;
-  counts.kernel_misses += served == RocksDbCacheModel::Served::kDevice;
+  counts.second_tier_misses += served == RocksDbCacheModel::Served::kDevice;
 }
 
 void GhostSim::Access(const Block& block) {
@@ -277,7 +277,7 @@ void GhostSim::Access(const Block& block) {
     const bool hit = kernel.capacity() >= kPageSize && kernel.Read(block);
     if (measuring_) {
       ++counts.kernel_reads;
-      counts.kernel_misses += !hit;
+      counts.second_tier_misses += !hit;
     }
   }
 }

@@ -75,13 +75,13 @@ struct GhostSimOptions {
   // ControllerConfig::app_cache_k: 0, the application ghost is an LRU
   // stack (GhostLru); K, KRR's K-LRU stack (KrrStack).
   uint32_t app_cache_k = 0;
-  // ControllerConfig::rocksdb_cache_model: both tiers are one
+  // ControllerConfig::rocksdb_tiers set: both tiers are one
   // RocksDbCacheModel; app_cache_k and kernel_model do not apply.
   bool rocksdb_tiers = false;
-  // ControllerConfig::rocksdb_*_shard_bits: the engine's shard counts.
+  // ControllerConfig::rocksdb_tiers: the engine's shard counts.
   int primary_shard_bits = 0;
   int secondary_shard_bits = 0;
-  // ControllerConfig::rocksdb_entry_metadata_bytes.
+  // ControllerConfig::rocksdb_tiers->entry_metadata_bytes.
   uint32_t entry_metadata_bytes = RocksDbCacheModelOptions{}.entry_metadata_bytes;
   // ControllerConfig::parallel_candidates.
   bool parallel_candidates = true;
@@ -172,7 +172,7 @@ class GhostSim final : public RoundSimulator {
   struct StageCounts {
     uint64_t samples = 0;
     uint64_t kernel_reads = 0;
-    uint64_t kernel_misses = 0;
+    uint64_t second_tier_misses = 0;
     uint64_t second_tier_stores = 0;
   };
 

@@ -16,7 +16,7 @@ namespace symbiosis {
 struct CandidateCounts {
   uint64_t stage_samples = 0;  // sampled accesses in the candidate's stage
   uint64_t kernel_reads = 0;   // of which missed the application ghost
-  uint64_t kernel_misses = 0;  // and missed the kernel ghost
+  uint64_t second_tier_misses = 0;  // and missed the kernel ghost
   uint64_t app_misses = 0;     // application-ghost misses at its M_a,
                                // over every measured stage of the round
   bool app_misses_in_stage = false;  // or over the candidate's own stage

@@ -55,6 +55,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
                 [this](const WindowRatios& m, const WindowRatios& reference) {
                   return Changed(m, reference);
                 }),
+      round_runner_(config_, simulator, &estimator_),
       measurer_(config.settle_accesses, config.trial_windows, config.trial_min_seconds) {
   if (config.start_with_round) {
     StartRound("start", false);
@@ -64,7 +65,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
 }
 
 double Tracker::Latency(const WindowRatios& m) const {
-  return ExpectedLatency(m.hit_app, m.hit_kernel, costs(), m.stores);
+  return ExpectedLatency(m.hit_app, m.hit_second_tier, costs(), m.stores);
 }
 
 double Tracker::Score(const CandidateStats& c) const {
@@ -87,11 +88,11 @@ bool Tracker::Changed(const WindowRatios& m, const WindowRatios& reference) cons
   const double delta = std::fabs(Latency(m) - at);
   if (delta <= config_.change_threshold * at) return false;
   if (!settings_.change_floor_on_parts) {
-    return delta > config_.change_floor * (costs().app_miss + costs().kernel_miss);
+    return delta > config_.change_floor * (costs().app_miss + costs().second_tier_miss);
   }
   const double app = std::fabs(m.hit_app - reference.hit_app);
-  const double device = std::fabs(DeviceReadsPerAccess(m.hit_app, m.hit_kernel) -
-                                  DeviceReadsPerAccess(reference.hit_app, reference.hit_kernel));
+  const double device = std::fabs(DeviceReadsPerAccess(m.hit_app, m.hit_second_tier) -
+                                  DeviceReadsPerAccess(reference.hit_app, reference.hit_second_tier));
   return app > settings_.app_miss_change_floor || device > settings_.device_read_change_floor;
 }
 
@@ -99,7 +100,7 @@ uint64_t Tracker::next_deadline() const {
   uint64_t t = window_end_;
   if (applied_ != target_) t = std::min(t, step_due_);
   if (state_ == ControllerState::kSettling) t = std::min(t, settle_end_);
-  if (state_ == ControllerState::kAdapting) t = std::min(t, stage_end_);
+  if (state_ == ControllerState::kAdapting) t = std::min(t, round_runner_.stage_end());
   if (state_ == ControllerState::kStable && config_.resimulate_accesses > 0) {
     t = std::min(t, std::max(stable_since_ + config_.resimulate_accesses, no_round_until_));
   }
@@ -122,7 +123,13 @@ bool Tracker::Advance(const EventTotals& totals) {
       }
       break;
     case ControllerState::kAdapting:
-      if (now_ >= stage_end_) EndStage();
+      if (now_ >= round_runner_.stage_end() &&
+          round_runner_.EndStage(now_, totals_,
+                                 applied_ != target_ ? std::optional<uint64_t>(step_due_)
+                                                     : std::nullopt,
+                                 &round_)) {
+        FinishRound();
+      }
       break;
     case ControllerState::kTrying:
     case ControllerState::kVerifying:
@@ -193,7 +200,7 @@ void Tracker::NoteBusyWindow(const EventTotals& w, uint64_t window_begin) {
   if (state_ == ControllerState::kStable) {
     stable_windows_.push_back(w);
     while (stable_windows_.size() > config_.change_confirm_windows) stable_windows_.pop_front();
-  } else if (state_ == ControllerState::kAdapting && phase_ != Phase::kRoundWarmup) {
+  } else if (state_ == ControllerState::kAdapting && round_runner_.warmed_up()) {
     if (round_busy_.accesses == 0) round_busy_from_ = window_begin;
     Accumulate(&round_busy_, w);
   }
@@ -370,7 +377,7 @@ void Tracker::StartProbeStretch() {
 // and resetting M_a to the floor for 25 s (WiredTiger's zipfian at 0.8;
 // docs/decisions/change-detection.md).
 void Tracker::OnRoundWindow(const WindowRatios& m) {
-  if (phase_ == Phase::kRoundWarmup) return;
+  if (!round_runner_.warmed_up()) return;
   const double latency = Latency(m);
   if (!round_baseline_ || latency < Latency(*round_baseline_)) {
     round_baseline_ = m;
@@ -419,138 +426,9 @@ void Tracker::StartRound(const std::string& trigger, bool rose) {
     round_.reset = true;
     SetTarget(reset_bytes);
   }
-  // Candidates from the floor to M in n - 1 equal steps; the nearest one
-  // moves onto the current M_a (always within half a step), so the current
-  // configuration is simulated too.
-  const uint32_t n = config_.candidates;
-  candidates_.clear();
-  for (uint32_t i = 0; i < n; i++) {
-    candidates_.push_back(floor_bytes_ + static_cast<uint64_t>(
-        static_cast<long double>(memory_bytes_ - floor_bytes_) * i / (n - 1)));
-  }
-  current_index_ = 0;
-  for (size_t i = 1; i < n; i++) {
-    const auto gap = [&](size_t k) {
-      return candidates_[k] > target_ ? candidates_[k] - target_ : target_ - candidates_[k];
-    };
-    if (gap(i) < gap(current_index_)) current_index_ = i;
-  }
-  candidates_[current_index_] = target_;
-  round_.current_ma_bytes = target_;
-  for (size_t i = 0; i < n; i++) {
-    CandidateStats c;
-    c.ma_bytes = candidates_[i];
-    c.current = i == current_index_;
-    round_.candidates.push_back(c);
-  }
+  round_runner_.Start(now_, floor_bytes_, memory_bytes_, target_, &round_);
   round_baseline_.reset();
   round_rises_ = 0;
-  current_measured_.reset();
-  stage_accesses_.assign(n, 0);
-  stage_ = 0;
-  extensions_ = 0;
-  phase_ = Phase::kRoundWarmup;
-  stage_end_ = now_ + config_.round_warmup_accesses;
-  simulator_->Begin(candidates_, current_index_);
-}
-
-// Stage 0 runs only after the round's warm-up and once the engine runs
-// the round's configuration; every later stage is warmed after its kernel
-// ghost shrank, then measured, and extended while it lacks samples. A
-// simulator that measures all candidates at once has stage 0 only.
-void Tracker::EndStage() {
-  switch (phase_) {
-    case Phase::kRoundWarmup:
-      if (applied_ != target_) {
-        stage_end_ = step_due_;
-        return;
-      }
-      if (!simulator_->CheckWarm() &&
-          now_ < round_.start_access + config_.max_round_warmup_accesses) {
-        stage_end_ = now_ + config_.warmup_check_accesses;
-        return;
-      }
-      [[fallthrough]];
-    case Phase::kCandidateWarmup:
-      simulator_->SetStage(stage_, true);
-      phase_ = Phase::kCandidateMeasure;
-      stage_end_ = now_ + (simulator_->AllCandidatesAtOnce() ? config_.parallel_measure_accesses
-                                                              : config_.candidate_accesses);
-      stage_start_ = totals_;
-      return;
-    case Phase::kCandidateMeasure:
-      break;
-  }
-  if (simulator_->StageSamples() < config_.min_samples && extensions_ < config_.max_extensions) {
-    ++extensions_;
-    stage_end_ = now_ + config_.candidate_accesses;
-    return;
-  }
-  if (simulator_->AllCandidatesAtOnce()) {
-    // The engine ran the current M_a over the accesses every candidate
-    // was measured on.
-    current_measured_ = RatiosOf(Since(stage_start_, totals_));
-    stage_accesses_.assign(candidates_.size(), totals_.accesses - stage_start_.accesses);
-    FinishRound();
-    return;
-  }
-  if (stage_ == current_index_) current_measured_ = RatiosOf(Since(stage_start_, totals_));
-  stage_accesses_[stage_] = totals_.accesses - stage_start_.accesses;
-  Predict(stage_, &round_.candidates[stage_]);
-  if (stage_ + 1 == candidates_.size()) {
-    FinishRound();
-    return;
-  }
-  ++stage_;
-  extensions_ = 0;
-  simulator_->SetStage(stage_, false);
-  phase_ = Phase::kCandidateWarmup;
-  stage_end_ = now_ + config_.candidate_warmup_accesses;
-  if (config_.candidate_warmup_accesses == 0) EndStage();
-}
-
-// A candidate's prediction from the ghosts' sampled counts. Misses are
-// divided by the number of sampled accesses expected, the sample's share
-// of the data times the accesses, not by the number the sample happened
-// to get: a skewed
-// workload whose hottest blocks fall in (or out of) the sample would
-// otherwise shift every hit ratio (SHARDS-adj, Waldspurger et al., FAST
-// '15). Misses come from the cold and warm blocks, which a sample of
-// groups represents fairly. The application ghost is counted over every
-// measured stage (a ghost that is no stack, over the candidate's own),
-// the kernel ghost over the candidate's own stage.
-void Tracker::Predict(size_t stage, CandidateStats* c) const {
-  const CandidateCounts counts = simulator_->Counts(stage);
-  uint64_t app_accesses = 0;
-  if (counts.app_misses_in_stage) {
-    app_accesses = stage_accesses_[stage];
-  } else {
-    for (const uint64_t a : stage_accesses_) app_accesses += a;
-  }
-  const double share = simulator_->SampledShare();
-  const double app_miss =
-      app_accesses ? std::min(1.0, counts.app_misses / (share * app_accesses)) : 1;
-  const double kernel_miss =
-      stage_accesses_[stage]
-          ? std::min(app_miss, counts.kernel_misses / (share * stage_accesses_[stage]))
-          : 0;
-  c->samples = counts.stage_samples;
-  // A split whose memory would exceed the budget is never chosen: under a
-  // memory cgroup the engine would meet the OOM killer (a LevelDB trial of
-  // M_a = M at M = 512 MiB did, its heap 8% above its block cache: bench/
-  // heldout.md). The running split is what it is.
-  c->overcommits = counts.budget_room_bytes < 0 && !c->current;
-  c->valid = counts.stage_samples >= config_.min_samples && !c->overcommits;
-  c->hit_app = 1 - app_miss;
-  c->hit_kernel = app_miss > 0 ? 1 - kernel_miss / app_miss : 1;
-  c->stores = stage_accesses_[stage] ? counts.second_tier_stores /
-                                           (share * stage_accesses_[stage])
-                                     : 0;
-  c->predicted_latency = ExpectedLatency(c->hit_app, c->hit_kernel, costs(), c->stores);
-  c->predicted_access_time =
-      estimator_.cpu_load_measured()
-          ? AccessTime(c->hit_app, c->hit_kernel, costs(), estimator_.cpu_load(), c->stores)
-          : 0;
 }
 
 // The decision (paper §4.2.4, with the reference implementation's weak
@@ -563,18 +441,20 @@ void Tracker::Predict(size_t stage, CandidateStats* c) const {
 void Tracker::FinishRound() {
   // The application ghost's counts grew over the whole round, and costs
   // may have been re-measured: score every candidate anew.
-  for (size_t i = 0; i < round_.candidates.size(); i++) Predict(i, &round_.candidates[i]);
+  round_runner_.PredictAll(&round_);
   // The engine ran the current M_a over exactly the accesses the ghost
   // measured it on.
-  const WindowRatios measured = current_measured_.value_or(WindowRatios{});
-  const CandidateStats& current = round_.candidates[current_index_];
+  const std::optional<WindowRatios>& current_measured = round_runner_.current_measured();
+  const WindowRatios measured = current_measured.value_or(WindowRatios{});
+  const size_t current_index = round_runner_.current_index();
+  const CandidateStats& current = round_.candidates[current_index];
   round_.measured_latency = Latency(measured);
   round_.simulated_latency = current.predicted_latency;
   round_.adopted_ma_bytes = target_;
   round_.decision = "rejected";
 
-  const double floor = config_.change_floor * (costs().app_miss + costs().kernel_miss);
-  size_t best = current_index_;
+  const double floor = config_.change_floor * (costs().app_miss + costs().second_tier_miss);
+  size_t best = current_index;
   for (size_t i = 0; i < round_.candidates.size(); i++) {
     const CandidateStats& c = round_.candidates[i];
     if (c.valid && !Rejected(c) && Score(c) < Score(round_.candidates[best])) best = i;
@@ -612,7 +492,7 @@ void Tracker::FinishRound() {
         far_end_trial_ = true;
       }
     }
-  } else if (best == current_index_ ||
+  } else if (best == current_index ||
              Score(winner) > (1 - config_.gain_threshold) * Score(current)) {
     round_.reason = Format("no candidate gains %.0f%%: the best predicts ",
                            100 * config_.gain_threshold) +
@@ -620,7 +500,7 @@ void Tracker::FinishRound() {
                     " (M_a " + MiB(winner.ma_bytes) + ")";
     if (estimator_.cpu_load_measured() && config_.trial_band > 0) {
       std::optional<uint64_t> first;
-      if (best != current_index_ && Score(winner) <= (1 - config_.trial_gain) * Score(current)) {
+      if (best != current_index && Score(winner) <= (1 - config_.trial_gain) * Score(current)) {
         round_.reason += Format(", at least the trial gain %.0f%%: tried first",
                                 100 * config_.trial_gain);
         first = winner.ma_bytes;
@@ -660,8 +540,8 @@ void Tracker::FinishRound() {
   const std::optional<TrialMeasure> round_measure =
       MeasureOf(round_busy_, round_busy_from_ + (now_ - round_busy_from_) / 2);
   CloseRound();
-  if (trials.empty() && stays && check_after_round_ && current_measured_) {
-    after_round_ = current_measured_;
+  if (trials.empty() && stays && check_after_round_ && current_measured) {
+    after_round_ = current_measured;
   }
   if (!trials.empty()) {
     StartTrial(std::move(trials));
@@ -671,7 +551,7 @@ void Tracker::FinishRound() {
 }
 
 double Tracker::DeviceReads(const CandidateStats& c) {
-  return DeviceReadsPerAccess(c.hit_app, c.hit_kernel);
+  return DeviceReadsPerAccess(c.hit_app, c.hit_second_tier);
 }
 
 int64_t Tracker::ReadsStep(const CandidateStats& c) {
@@ -1115,7 +995,7 @@ ControllerStats Tracker::Stats() const {
   s.accesses = now_;
   if (last_window_) {
     s.hit_app = last_window_->hit_app;
-    s.hit_kernel = last_window_->hit_kernel;
+    s.hit_second_tier = last_window_->hit_second_tier;
     s.latency = Latency(*last_window_);
   }
   if (detector_.reference() && state_ == ControllerState::kStable) {

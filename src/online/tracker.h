@@ -1,8 +1,12 @@
 // Tracker: the Controller's state machine (paper §4.1.1), single-threaded
 // and deterministic. It is fed cumulative event counts and decides when
-// windows, rounds, candidate stages and resize steps begin and end; a
-// RoundSimulator (GhostSim in production) predicts the candidates. The
-// states and policies are described in symbiosis/controller.h.
+// windows, rounds and resize steps begin and end, and what a round's
+// predictions and a trial's measures decide. Its parts: the
+// ChangeDetector (Stable's reference and its changes), the RoundRunner (a
+// round's candidates and stages on a RoundSimulator, GhostSim in
+// production, and their predictions), the TrialMeasurer (a split's settle
+// and measure) and the CostEstimator (the miss costs and the CPU load).
+// The states and policies are described in symbiosis/controller.h.
 //
 // Time is the number of application-cache accesses. An event is handled
 // at the first Advance() at or after its deadline, so a window lasts at
@@ -22,6 +26,7 @@
 #include "online/change_detector.h"
 #include "online/cost_estimator.h"
 #include "online/event_totals.h"
+#include "online/round_runner.h"
 #include "online/round_simulator.h"
 #include "online/trial_measurer.h"
 #include "symbiosis/controller.h"
@@ -65,7 +70,6 @@ class Tracker {
   ControllerStats Stats() const;
 
  private:
-  enum class Phase { kRoundWarmup, kCandidateWarmup, kCandidateMeasure };
   // Device reads per access closer than this are a tie.
   static constexpr double kTrialReadsStep = 0.005;
   // A read tie's winner predicts at most this share of the best's reads.
@@ -107,8 +111,6 @@ class Tracker {
   void StartProbeStretch();
   void OnRoundWindow(const WindowRatios& m);
   void StartRound(const std::string& trigger, bool rose);
-  void EndStage();
-  void Predict(size_t stage, CandidateStats* c) const;
   void FinishRound();
   // `rose`: L_e rose beyond the change threshold (the restart resets).
   void AbandonRound(const std::string& reason, bool rose);
@@ -212,18 +214,10 @@ class Tracker {
   uint64_t settle_end_ = 0;
 
   // Adapting.
-  Phase phase_ = Phase::kRoundWarmup;
   RoundStats round_;
-  std::vector<uint64_t> candidates_;
-  size_t current_index_ = 0;  // the candidate moved onto the current M_a
-  size_t stage_ = 0;
-  uint64_t stage_end_ = 0;
-  uint32_t extensions_ = 0;
+  RoundRunner round_runner_;  // the round's candidates, stages and predictions
   std::optional<WindowRatios> round_baseline_;
   uint32_t round_rises_ = 0;  // windows in a row above round_baseline_
-  EventTotals stage_start_;  // totals when the measured stage began
-  std::vector<uint64_t> stage_accesses_;  // accesses each stage measured
-  std::optional<WindowRatios> current_measured_;
   uint32_t abandoned_in_row_ = 0;
   uint32_t unjudged_in_row_ = 0;  // rounds that could not use their predictions
 

@@ -23,7 +23,7 @@ constexpr uint64_t kM = 1024 * kMiB;
 class ScriptedSimulator final : public RoundSimulator {
  public:
   std::vector<double> app_miss;     // per candidate
-  std::vector<double> kernel_miss;  // per access, per candidate
+  std::vector<double> second_tier_miss;  // per access, per candidate
   std::vector<double> stores;       // second-tier stores per access; none if empty
   std::vector<int64_t> room;        // the cgroup's room at each candidate; none if empty
   std::vector<uint64_t> candidates;
@@ -53,7 +53,7 @@ class ScriptedSimulator final : public RoundSimulator {
     c.app_misses = static_cast<uint64_t>(app_miss[stage] *
                                          (app_in_stage ? stage_samples_[stage] : measured_));
     c.app_misses_in_stage = app_in_stage;
-    c.kernel_misses = static_cast<uint64_t>(kernel_miss[stage] * stage_samples_[stage]);
+    c.second_tier_misses = static_cast<uint64_t>(second_tier_miss[stage] * stage_samples_[stage]);
     if (!stores.empty()) {
       c.second_tier_stores = static_cast<uint64_t>(stores[stage] * stage_samples_[stage]);
     }
@@ -102,7 +102,7 @@ ControllerConfig SmallConfig() {
   c.settle_accesses = 2000;
   c.resize_step_accesses = 100;
   c.measure_app_miss_cost = false;
-  c.measure_kernel_miss_cost = false;
+  c.measure_second_tier_miss_cost = false;
   c.costs = MissCosts{3, 16};
   c.trial_min_seconds = 0;  // the scripted windows last 5 ms
   return c;
@@ -112,7 +112,7 @@ ControllerConfig SmallConfig() {
 ControllerConfig MeasuringConfig() {
   ControllerConfig c = SmallConfig();
   c.measure_app_miss_cost = true;
-  c.measure_kernel_miss_cost = true;
+  c.measure_second_tier_miss_cost = true;
   c.min_cost_samples = 10;
   return c;
 }
@@ -122,7 +122,7 @@ class Harness {
  public:
   explicit Harness(const ControllerConfig& config) : config(config) {
     sim.app_miss.assign(config.candidates, 0.5);
-    sim.kernel_miss.assign(config.candidates, 0.1);
+    sim.second_tier_miss.assign(config.candidates, 0.1);
   }
 
   void Start() { tracker = std::make_unique<Tracker>(config, kM, &sim); }
@@ -133,9 +133,9 @@ class Harness {
   void ScriptCandidates(const std::vector<double>& app, const std::vector<double>& device,
                         double app_rest, double device_rest) {
     sim.app_miss.assign(config.candidates, app_rest);
-    sim.kernel_miss.assign(config.candidates, device_rest);
+    sim.second_tier_miss.assign(config.candidates, device_rest);
     std::copy(app.begin(), app.end(), sim.app_miss.begin());
-    std::copy(device.begin(), device.end(), sim.kernel_miss.begin());
+    std::copy(device.begin(), device.end(), sim.second_tier_miss.begin());
   }
 
   // `n` accesses with application hit ratio ha and kernel hit ratio hk.
@@ -252,9 +252,9 @@ constexpr double kHa = 0.5, kHk = 0.8;  // L_e = 0.5 * (3 + 3.2) = 3.1
 TEST(TrackerTest, FirstRoundAdoptsAClearlyBetterCandidateAndResizesGradually) {
   Harness h(SmallConfig());
   h.sim.app_miss.assign(9, 0.5);
-  h.sim.kernel_miss.assign(9, 0.1);  // predicted L_e 1.5 + 1.6 = 3.1 = measured
+  h.sim.second_tier_miss.assign(9, 0.1);  // predicted L_e 1.5 + 1.6 = 3.1 = measured
   h.sim.app_miss[8] = 0.1;
-  h.sim.kernel_miss[8] = 0.1;  // 0.3 + 1.6 = 1.9: 39% better
+  h.sim.second_tier_miss[8] = 0.1;  // 0.3 + 1.6 = 1.9: 39% better
   h.Start();
   ASSERT_EQ(h.tracker->state(), ControllerState::kAdapting);
   h.RunRound(kHa, kHk);
@@ -290,7 +290,7 @@ TEST(TrackerTest, AllCandidatesAtOnceTakeOneStage) {
     h.sim.all_at_once = all_at_once;
     h.sim.app_in_stage = all_at_once;
     h.sim.app_miss.assign(9, 0.5);
-    h.sim.kernel_miss.assign(9, 0.1);
+    h.sim.second_tier_miss.assign(9, 0.1);
     h.sim.app_miss[8] = 0.1;
     h.Start();
     h.RunRound(kHa, kHk);
@@ -316,7 +316,7 @@ TEST(TrackerTest, CandidatesStartAtTheEnginesFloor) {
   config.min_app_fraction = 0.25;  // WiredTiger's: M_a >= M / 4
   Harness h(config);
   h.sim.app_miss[0] = 0.1;  // the floor itself predicts best
-  h.sim.kernel_miss[0] = 0.1;
+  h.sim.second_tier_miss[0] = 0.1;
   h.Start();
   EXPECT_EQ(h.tracker->ma_bytes(), kM / 4);  // 8 MiB initial, raised to the floor
   h.RunRound(kHa, kHk);
@@ -337,7 +337,7 @@ TEST(TrackerTest, ApplicationMissesOfOneStageAreDividedByItsAccesses) {
   Harness h(SmallConfig());
   h.sim.app_in_stage = true;
   h.sim.app_miss.assign(9, 0.5);
-  h.sim.kernel_miss.assign(9, 0.1);
+  h.sim.second_tier_miss.assign(9, 0.1);
   h.sim.app_miss[8] = 0.1;
   h.Start();
   h.RunRound(kHa, kHk);
@@ -377,12 +377,12 @@ TEST(TrackerTest, ANearTieGoesToTheCandidateWithFewerDeviceReads) {
     // L_e = 3 app + 16 device misses per access; 3.1 measured now.
     // M / 2: L_e 2.2 whatever its reads (0.04: 1.56 + 0.64; 0.10: 0.6 + 1.6).
     h.sim.app_miss[4] = (2.2 - 16 * k.half_reads) / 3;
-    h.sim.kernel_miss[4] = k.half_reads;
+    h.sim.second_tier_miss[4] = k.half_reads;
     h.sim.app_miss[5] = 0.14;  // 5M / 8: 0.42 + 1.76 = 2.18, 1% better
-    h.sim.kernel_miss[5] = 0.11;
+    h.sim.second_tier_miss[5] = 0.11;
     if (k.closer_best) {
       h.sim.app_miss[6] = 0.1;  // 6M / 8: 0.3 + 1.792 = 2.092, 4% better than 2.18
-      h.sim.kernel_miss[6] = 0.112;
+      h.sim.second_tier_miss[6] = 0.112;
     }
     h.Start();
     h.RunRound(kHa, kHk);
@@ -621,19 +621,19 @@ TEST(TrackerTest, TheChangeFloorIsOnTheMissRatioAndTheDeviceReads) {
 
   // 57 application misses per chunk of 100 accesses, `reads` of them from
   // the device.
-  const auto kernel_hits = [](int reads) { return (57.0 - reads) / 57; };
+  const auto second_tier_hits = [](int reads) { return (57.0 - reads) / 57; };
   Harness cliff(c);
   cliff.Start();
-  cliff.Run(6000, 0.43, kernel_hits(1));  // 0.01 device reads per access, L_e 2.57
+  cliff.Run(6000, 0.43, second_tier_hits(1));  // 0.01 device reads per access, L_e 2.57
   ASSERT_EQ(cliff.tracker->state(), ControllerState::kStable);
   for (int window = 0; window < 12; ++window) {  // two in a row at 0.015, L_e 3.57
     for (int chunk = 0; chunk < 10; ++chunk) {
       const bool swing = window % 4 < 2 && chunk % 2 == 0;
-      cliff.Run(Harness::kChunk, 0.43, kernel_hits(swing ? 2 : 1));
+      cliff.Run(Harness::kChunk, 0.43, second_tier_hits(swing ? 2 : 1));
     }
   }
   EXPECT_EQ(cliff.sim.begins, 0);
-  cliff.Run(3000, 0.43, kernel_hits(3));  // 0.03: two points more
+  cliff.Run(3000, 0.43, second_tier_hits(3));  // 0.03: two points more
   EXPECT_EQ(cliff.sim.begins, 1);
 }
 
@@ -678,24 +678,24 @@ TEST(TrackerTest, TheDeviceReadsMayHaveAFloorOfTheirOwn) {
   c.costs = MissCosts{12, 300};
   c.change_floor_on_parts = true;
   c.device_read_change_floor = 0.02;
-  const auto kernel_hits = [](double device_reads) { return 1 - device_reads / 0.37; };
+  const auto second_tier_hits = [](double device_reads) { return 1 - device_reads / 0.37; };
   Harness h(c);
   h.Start();
-  h.Run(6000, 0.63, kernel_hits(0.04));  // L_e 16.4
+  h.Run(6000, 0.63, second_tier_hits(0.04));  // L_e 16.4
   ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
   const double swings[] = {0.029, 0.051, 0.051, 0.029, 0.029, 0.051};
-  for (int window = 0; window < 12; ++window) h.Run(1000, 0.63, kernel_hits(swings[window % 6]));
+  for (int window = 0; window < 12; ++window) h.Run(1000, 0.63, second_tier_hits(swings[window % 6]));
   EXPECT_EQ(h.sim.begins, 0);
-  h.Run(3000, 0.63, kernel_hits(0.07));  // three points more
+  h.Run(3000, 0.63, second_tier_hits(0.07));  // three points more
   ASSERT_EQ(h.sim.begins, 1);
   EXPECT_NE(h.LastRound().trigger.find("rose"), std::string::npos) << h.LastRound().trigger;
 
   c.device_read_change_floor.reset();  // change_floor: 0.01
   Harness tight(c);
   tight.Start();
-  tight.Run(6000, 0.63, kernel_hits(0.04));
+  tight.Run(6000, 0.63, second_tier_hits(0.04));
   ASSERT_EQ(tight.tracker->state(), ControllerState::kStable);
-  for (int window = 0; window < 12; ++window) tight.Run(1000, 0.63, kernel_hits(swings[window % 6]));
+  for (int window = 0; window < 12; ++window) tight.Run(1000, 0.63, second_tier_hits(swings[window % 6]));
   EXPECT_GE(tight.sim.begins, 1);
 }
 
@@ -829,20 +829,20 @@ TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
   h.Run(30'000, kHa, kHk, 5000, 45000);
   ControllerStats s = h.tracker->Stats();
   EXPECT_TRUE(s.app_miss_cost_measured);
-  EXPECT_TRUE(s.kernel_miss_cost_measured);
+  EXPECT_TRUE(s.second_tier_miss_cost_measured);
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
-  EXPECT_NEAR(s.costs.kernel_miss, 40, 0.5);
+  EXPECT_NEAR(s.costs.second_tier_miss, 40, 0.5);
   EXPECT_EQ(s.prior_costs.app_miss, 3);  // what they started from: config.costs
-  EXPECT_EQ(s.prior_costs.kernel_miss, 16);
+  EXPECT_EQ(s.prior_costs.second_tier_miss, 16);
 
-  c.measure_kernel_miss_cost = false;
+  c.measure_second_tier_miss_cost = false;
   Harness fixed(c);
   fixed.Start();
   fixed.Run(30'000, kHa, kHk, 5000, 45000);
   s = fixed.tracker->Stats();
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
-  EXPECT_FALSE(s.kernel_miss_cost_measured);
-  EXPECT_EQ(s.costs.kernel_miss, 16);
+  EXPECT_FALSE(s.second_tier_miss_cost_measured);
+  EXPECT_EQ(s.costs.second_tier_miss, 16);
 }
 
 // RocksDB's compressed cache compresses each block the block cache evicts
@@ -854,7 +854,7 @@ TEST(TrackerTest, MeasuresMissCostsOnlineUnlessTheyAreStatic) {
 TEST(TrackerTest, SecondTierStoresAreACostOfTheSplit) {
   Harness h(MeasuringConfig());
   h.sim.app_miss.assign(9, 0.5);
-  h.sim.kernel_miss.assign(9, 0.1);
+  h.sim.second_tier_miss.assign(9, 0.1);
   h.sim.stores.assign(9, 0.5);
   h.sim.stores[8] = 0;
   h.store_rate = 0.5;
@@ -901,9 +901,9 @@ TEST(TrackerTest, DeviceReadCostLeavesOutTheRunQueueAndKeepsItsCpuPart) {
   h.Run(30'000, kHa, kHk);
   const ControllerStats s = h.tracker->Stats();
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);
-  EXPECT_NEAR(s.costs.kernel_miss, 250, 1);     // 555 - 300 - 5
-  EXPECT_NEAR(s.costs.kernel_miss_cpu, 25, 0.5);  // 30 - 5
-  EXPECT_TRUE(s.kernel_miss_cpu_measured);
+  EXPECT_NEAR(s.costs.second_tier_miss, 250, 1);     // 555 - 300 - 5
+  EXPECT_NEAR(s.costs.second_tier_miss_cpu, 25, 0.5);  // 30 - 5
+  EXPECT_TRUE(s.second_tier_miss_cpu_measured);
 }
 
 // A read the kernel served is preempted now and then by threads woken from
@@ -919,8 +919,8 @@ TEST(TrackerTest, PageCacheHitCostLeavesOutTheRunQueue) {
   const ControllerStats s = h.tracker->Stats();
   EXPECT_TRUE(s.app_miss_cost_split);
   EXPECT_NEAR(s.costs.app_miss, 5, 0.05);         // 12 - 7
-  EXPECT_NEAR(s.costs.kernel_miss, 250, 1);       // 555 - 300 - 5
-  EXPECT_NEAR(s.costs.kernel_miss_cpu, 25, 0.5);  // 30 - 5
+  EXPECT_NEAR(s.costs.second_tier_miss, 250, 1);       // 555 - 300 - 5
+  EXPECT_NEAR(s.costs.second_tier_miss_cpu, 25, 0.5);  // 30 - 5
 }
 
 // T counts the threads on a CPU, runnable, or waiting for the device;
@@ -1034,18 +1034,18 @@ TEST(TrackerTest, AGivenDeviceReadCostRanksByABeforeAnyDeviceRead) {
   const Harness::Timing timing{1, 5000, 0, 0, 0, 5000, 5000, 15'000};
   for (const bool prior : {true, false}) {
     ControllerConfig c = MeasuringConfig();
-    c.costs.kernel_miss = 250;
-    c.costs.kernel_miss_cpu = prior ? 25 : 0;
+    c.costs.second_tier_miss = 250;
+    c.costs.second_tier_miss_cpu = prior ? 25 : 0;
     Harness h(c);
     h.ScriptCandidates(app, device, 0.3, 0.1);
     h.StartAndRunRound(timing, 0.4, 1);
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(r.candidates.size(), 9u);
-    EXPECT_FALSE(h.stats.kernel_miss_cpu_measured);
+    EXPECT_FALSE(h.stats.second_tier_miss_cpu_measured);
     EXPECT_NEAR(r.candidates[0].predicted_latency, 3, 0.1);
     if (prior) {
       ASSERT_TRUE(h.stats.cpu_load_measured);
-      EXPECT_NEAR(h.stats.costs.kernel_miss_cpu, 25, 1e-9);
+      EXPECT_NEAR(h.stats.costs.second_tier_miss_cpu, 25, 1e-9);
       EXPECT_NEAR(r.candidates[0].predicted_access_time, 20, 0.5);
       EXPECT_NEAR(r.candidates[2].predicted_access_time, 15, 0.5);
       EXPECT_EQ(r.decision, "adopted") << r.reason;

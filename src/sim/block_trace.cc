@@ -189,8 +189,8 @@ void CheckWarmup(double warmup) {
 }
 
 void CheckMissCosts(const MissCosts& costs) {
-  if (!(costs.app_miss >= 0) || !(costs.kernel_miss >= 0) || !std::isfinite(costs.app_miss) ||
-      !std::isfinite(costs.kernel_miss)) {
+  if (!(costs.app_miss >= 0) || !(costs.second_tier_miss >= 0) || !std::isfinite(costs.app_miss) ||
+      !std::isfinite(costs.second_tier_miss)) {
     throw InputError("miss costs --ca and --ck must be finite and >= 0, e.g. --ca 3 --ck 16");
   }
 }

@@ -89,7 +89,7 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
   }
 
   const uint64_t ca_ns = static_cast<uint64_t>(options.costs.app_miss * 1000);
-  const uint64_t ck_ns = static_cast<uint64_t>(options.costs.kernel_miss * 1000);
+  const uint64_t ck_ns = static_cast<uint64_t>(options.costs.second_tier_miss * 1000);
   ReplayResult result;
   struct {
     uint64_t accesses = 0, app_hits = 0, reads = 0, read_hits = 0;
@@ -98,8 +98,8 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
     ReplayPoint p;
     p.end_access = end_access;
     p.hit_app = static_cast<double>(interval.app_hits) / interval.accesses;
-    p.hit_kernel = interval.reads ? static_cast<double>(interval.read_hits) / interval.reads : 1;
-    p.latency = ExpectedLatency(p.hit_app, p.hit_kernel, options.costs);
+    p.hit_second_tier = interval.reads ? static_cast<double>(interval.read_hits) / interval.reads : 1;
+    p.latency = ExpectedLatency(p.hit_app, p.hit_second_tier, options.costs);
     p.ma_bytes = engine.ma_bytes();
     p.state = controller.Stats().state;
     result.timeline.push_back(p);
@@ -115,10 +115,10 @@ ReplayResult RunReplay(const BlockTrace& trace, const ReplayOptions& options) {
     ++interval.accesses;
     interval.app_hits += app_hit;
     if (!app_hit) {
-      const bool kernel_hit = engine.KernelRead(block);
-      controller.RecordRead(block, kernel_hit, kernel_hit ? ca_ns : ca_ns + ck_ns);
+      const bool second_tier_hit = engine.KernelRead(block);
+      controller.RecordRead(block, second_tier_hit, second_tier_hit ? ca_ns : ca_ns + ck_ns);
       ++interval.reads;
-      interval.read_hits += kernel_hit;
+      interval.read_hits += second_tier_hit;
     }
     if (interval.accesses == options.timeline_accesses || i + 1 == n) {
       total.accesses += interval.accesses;

@@ -152,11 +152,11 @@ TEST(ReplayTest, MeasuresTheSimulatedCostsAndReportsATimeline) {
   o.timeline_accesses = 50'000;
   const ReplayResult r = RunReplay(s.trace, o);
   EXPECT_NEAR(r.stats.costs.app_miss, 5, 0.01);
-  EXPECT_NEAR(r.stats.costs.kernel_miss, 40, 0.1);
+  EXPECT_NEAR(r.stats.costs.second_tier_miss, 40, 0.1);
   ASSERT_EQ(r.timeline.size(), 8u);
   EXPECT_EQ(r.timeline.back().end_access, 400'000u);
   for (const ReplayPoint& p : r.timeline) {
-    EXPECT_NEAR(p.latency, ExpectedLatency(p.hit_app, p.hit_kernel, o.costs), 1e-9);
+    EXPECT_NEAR(p.latency, ExpectedLatency(p.hit_app, p.hit_second_tier, o.costs), 1e-9);
   }
 }
 

@@ -82,7 +82,7 @@ std::unique_ptr<KernelCache> MakeKernel(const StudyOptions& options, uint64_t by
 }
 
 struct Counts {
-  uint64_t reads = 0, app_hits = 0, kernel_reads = 0, kernel_hits = 0;
+  uint64_t reads = 0, app_hits = 0, kernel_reads = 0, second_tier_hits = 0;
 };
 
 SplitPoint Summarize(uint64_t ma, uint64_t mk, const Counts& c,
@@ -91,9 +91,9 @@ SplitPoint Summarize(uint64_t ma, uint64_t mk, const Counts& c,
   p.ma_bytes = ma;
   p.mk_bytes = mk;
   p.hit_app = c.reads ? static_cast<double>(c.app_hits) / c.reads : 0;
-  p.hit_kernel = c.kernel_reads ? static_cast<double>(c.kernel_hits) / c.kernel_reads : 0;
-  p.kernel_hits_per_read = c.reads ? static_cast<double>(c.kernel_hits) / c.reads : 0;
-  p.latency = ExpectedLatency(p.hit_app, p.hit_kernel, costs);
+  p.hit_second_tier = c.kernel_reads ? static_cast<double>(c.second_tier_hits) / c.kernel_reads : 0;
+  p.second_tier_hits_per_read = c.reads ? static_cast<double>(c.second_tier_hits) / c.reads : 0;
+  p.latency = ExpectedLatency(p.hit_app, p.hit_second_tier, costs);
   return p;
 }
 
@@ -121,7 +121,7 @@ Counts ReplayInclusive(const BlockTrace& trace, const std::vector<uint64_t>& dis
     } else {
       const bool hit = kernel != nullptr && kernel->Read(trace.blocks[trace.accesses[i]]);
       c.kernel_reads += counted;
-      c.kernel_hits += counted && hit;
+      c.second_tier_hits += counted && hit;
     }
     if ((i + 1) % kProgressChunk == 0) progress->Advance(kProgressChunk);
   }
@@ -143,9 +143,9 @@ Counts ReplayExclusive(const BlockTrace& trace, uint64_t ma, KernelCache* kernel
     }
     const bool counted = i >= warm;
     const uint32_t b = trace.accesses[i];
-    bool kernel_hit = false;
+    bool second_tier_hit = false;
     const bool app_hit = app.Contains(b);
-    if (!app_hit && kernel != nullptr) kernel_hit = kernel->Read(trace.blocks[b]);
+    if (!app_hit && kernel != nullptr) second_tier_hit = kernel->Read(trace.blocks[b]);
     app.Access(b, [&](uint32_t victim) {
       if (kernel != nullptr) kernel->Insert(trace.blocks[victim]);
     });
@@ -154,7 +154,7 @@ Counts ReplayExclusive(const BlockTrace& trace, uint64_t ma, KernelCache* kernel
       c.app_hits += counted;
     } else {
       c.kernel_reads += counted;
-      c.kernel_hits += counted && kernel_hit;
+      c.second_tier_hits += counted && second_tier_hit;
     }
     if ((i + 1) % kProgressChunk == 0) progress->Advance(kProgressChunk);
   }

@@ -35,7 +35,7 @@ TEST(TwoLevelStudy, UniformBlockLruMatchesClosedFormAndBruteForce) {
     EXPECT_EQ(p.ma_bytes + p.mk_bytes, memory);
 
     testing::ListLru app(p.ma_bytes), kernel(p.mk_bytes);
-    uint64_t reads = 0, app_hits = 0, kernel_reads = 0, kernel_hits = 0;
+    uint64_t reads = 0, app_hits = 0, kernel_reads = 0, second_tier_hits = 0;
     for (size_t i = 0; i < trace.accesses.size(); i++) {
       const Block& b = trace.blocks[trace.accesses[i]];
       const bool counted = i >= warm;
@@ -44,14 +44,14 @@ TEST(TwoLevelStudy, UniformBlockLruMatchesClosedFormAndBruteForce) {
         app_hits += counted;
         continue;
       }
-      const bool kernel_hit = kernel.Access(trace.accesses[i], b.disk_size);
+      const bool second_tier_hit = kernel.Access(trace.accesses[i], b.disk_size);
       kernel_reads += counted;
-      kernel_hits += counted && kernel_hit;
+      second_tier_hits += counted && second_tier_hit;
     }
     const double ha = static_cast<double>(app_hits) / reads;
-    const double hk = kernel_reads ? static_cast<double>(kernel_hits) / kernel_reads : 0;
+    const double hk = kernel_reads ? static_cast<double>(second_tier_hits) / kernel_reads : 0;
     EXPECT_NEAR(p.hit_app, ha, 0.01) << p.ma_bytes;
-    EXPECT_NEAR(p.hit_kernel, hk, 0.01) << p.ma_bytes;
+    EXPECT_NEAR(p.hit_second_tier, hk, 0.01) << p.ma_bytes;
     EXPECT_NEAR(p.latency, ExpectedLatency(ha, hk, options.costs), 0.01 * p.latency + 1e-9);
   }
 }
@@ -78,10 +78,10 @@ TEST(TwoLevelStudy, InclusiveKernelHoldsDuplicatesExclusiveDoesNot) {
   ASSERT_NEAR(closed_form, 0.5, 1e-9);
 
   EXPECT_NEAR(inclusive.hit_app, 0.5, 0.01);
-  EXPECT_LT(inclusive.hit_kernel, closed_form - 0.25);
-  EXPECT_NEAR(inclusive.hit_kernel, 0.16, 0.04);
+  EXPECT_LT(inclusive.hit_second_tier, closed_form - 0.25);
+  EXPECT_NEAR(inclusive.hit_second_tier, 0.16, 0.04);
   EXPECT_NEAR(exclusive.hit_app, 0.5, 0.01);
-  EXPECT_NEAR(exclusive.kernel_hits_per_read, closed_form, 0.01);
+  EXPECT_NEAR(exclusive.second_tier_hits_per_read, closed_form, 0.01);
 }
 
 TEST(TwoLevelStudy, ExclusiveAndInclusiveShareTheApplicationCache) {
@@ -96,7 +96,7 @@ TEST(TwoLevelStudy, ExclusiveAndInclusiveShareTheApplicationCache) {
   for (size_t i = 0; i < inclusive.points.size(); i++) {
     EXPECT_DOUBLE_EQ(inclusive.points[i].hit_app, exclusive.points[i].hit_app);
     // No duplicates: the exclusive kernel cache hits at least as often.
-    EXPECT_GE(exclusive.points[i].hit_kernel + 1e-9, inclusive.points[i].hit_kernel);
+    EXPECT_GE(exclusive.points[i].hit_second_tier + 1e-9, inclusive.points[i].hit_second_tier);
   }
 }
 

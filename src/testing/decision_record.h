@@ -43,7 +43,7 @@ inline std::string DecisionRecord(const std::vector<RoundStats>& rounds) {
     for (const CandidateStats& c : r.candidates) {
       out += "  candidate " + std::to_string(c.ma_bytes) + " current=" + std::to_string(c.current) +
              " valid=" + std::to_string(c.valid) + " samples=" + std::to_string(c.samples) +
-             " H_a=" + Num(c.hit_app) + " H_k=" + Num(c.hit_kernel) + " stores=" + Num(c.stores) +
+             " H_a=" + Num(c.hit_app) + " H_k=" + Num(c.hit_second_tier) + " stores=" + Num(c.stores) +
              " L_e=" + Num(c.predicted_latency) + " A=" + Num(c.predicted_access_time) +
              " overcommits=" + std::to_string(c.overcommits) + "\n";
     }

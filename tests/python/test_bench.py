@@ -41,7 +41,7 @@ def test_json_has_every_config_with_its_numbers(small_run):
     for c in result["configs"]:
         assert c["throughput_ops"] > 0
         assert c["mean_us"] > 0 and 0 < c["summary"]["p50_us"] <= c["p95_us"] <= c["p99_us"]
-        assert 0 <= c["hit_app"] <= 1 and 0 <= c["hit_kernel"] <= 1
+        assert 0 <= c["hit_app"] <= 1 and 0 <= c["hit_second_tier"] <= 1
         assert c["summary"]["errors"] == 0
         assert len(c["timeline"]) >= 2
         assert all(p["ma_bytes"] <= memory for p in c["timeline"])
@@ -165,7 +165,7 @@ def _pair_cell(workload, ratio, pairs):
     """pairs: static name -> [(static ops, symbiosis ops in that pair), ...]."""
     def run(ops):
         return {"summary": {"throughput_ops": ops, "final_ma_bytes": 8 << 20, "hit_app": 0.5,
-                            "hit_kernel": 0.9}}
+                            "hit_second_tier": 0.9}}
     runs = [{"static": n, "repeat": k, "static_cpus": [k % 2], "static_run": run(s),
              "symbiosis": run(y)}
             for n, each in pairs.items() for k, (s, y) in enumerate(each)]

@@ -80,7 +80,7 @@ def test_budget_pairs_give_the_geometric_mean_of_their_ratios():
 
     def run(ops):
         return {"summary": {"throughput_ops": ops, "final_ma_bytes": 8 << 20, "hit_app": 0.5,
-                            "hit_kernel": 0.9}}
+                            "hit_second_tier": 0.9}}
     cell = {"budgets": ["engine", "kernel"], "budget_pairs": [
         {"config": "symbiosis", "repeat": 0, "cpus": {"engine": [1], "kernel": [0]},
          "runs": {"engine": run(80), "kernel": run(120)}},

@@ -40,11 +40,11 @@ def test_json_has_the_shared_schema_and_the_second_tier_serves(small_run):
     for c in result["configs"]:
         assert c["throughput_ops"] > 0 and c["summary"]["errors"] == 0
         assert c["summary"]["budget"] == "engine"
-        assert 0 <= c["hit_app"] <= 1 and 0 <= c["hit_kernel"] <= 1
+        assert 0 <= c["hit_app"] <= 1 and 0 <= c["hit_second_tier"] <= 1
     # 64 MiB of values in 48 MiB of caches: a larger block cache hits more
     # often, and with 8 MiB the compressed cache serves many of the misses.
     assert by_name["static-4"]["hit_app"] > by_name["static-default"]["hit_app"]
-    assert by_name["static-default"]["hit_kernel"] > 0.3
+    assert by_name["static-default"]["hit_second_tier"] > 0.3
     assert by_name["symbiosis"]["summary"]["controller"]["accesses"] > 0
     assert plot.stat().st_size > 10_000
     assert sorted(p.name for p in (folder / "dbs").iterdir()) == [

@@ -52,7 +52,7 @@ def test_hotspot_adopts_all_to_the_application_cache(hotspot):
     timeline = report["timeline"]
     assert len(timeline) == 30 and timeline[-1]["end_access"] == 3_000_000
     for p in timeline:
-        assert {"end_access", "hit_app", "hit_kernel", "latency", "ma_bytes", "state"} <= set(p)
+        assert {"end_access", "hit_app", "hit_second_tier", "latency", "ma_bytes", "state"} <= set(p)
         assert p["state"] in ("stable", "adapting", "settling")
     assert timeline[-1]["ma_bytes"] == GIB
     assert report["mean_latency"] > 0

@@ -26,9 +26,9 @@ def test_json_schema_and_best(cli, tmp_path):
     points = report["points"]
     assert len(points) == 5
     for p in points:
-        assert set(p) >= {"ma_bytes", "mk_bytes", "hit_app", "hit_kernel", "latency"}
+        assert set(p) >= {"ma_bytes", "mk_bytes", "hit_app", "hit_second_tier", "latency"}
         assert p["ma_bytes"] + p["mk_bytes"] == 8 << 20
-        assert 0 <= p["hit_app"] <= 1 and 0 <= p["hit_kernel"] <= 1
+        assert 0 <= p["hit_app"] <= 1 and 0 <= p["hit_second_tier"] <= 1
     assert [p["ma_bytes"] for p in points] == sorted(p["ma_bytes"] for p in points)
     best = report["best"]
     assert best["latency"] == min(p["latency"] for p in points)

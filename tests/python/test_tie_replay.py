@@ -15,9 +15,9 @@ def _run(*args):
                           capture_output=True, text=True)
 
 
-def _candidate(mib, time, hit_app, hit_kernel, current=False):
+def _candidate(mib, time, hit_app, hit_second_tier, current=False):
     return {"ma_bytes": mib << 20, "valid": True, "current": current, "hit_app": hit_app,
-            "hit_kernel": hit_kernel, "predicted_access_time": time, "predicted_latency": 0}
+            "hit_second_tier": hit_second_tier, "predicted_access_time": time, "predicted_latency": 0}
 
 
 def _file(path):
@@ -41,6 +41,17 @@ def test_a_near_tie_goes_to_fewer_device_reads(tmp_path):
     off = _run("--margin", "0", f)
     assert off.returncode == 0, off.stderr
     assert "decisions changed: 0 of 1 rounds" in off.stdout
+
+
+def test_results_kept_with_the_old_key_read_the_same(tmp_path):
+    # Results written before the second tier's rename say hit_kernel
+    # (docs/decisions/names.md).
+    old = tmp_path / "old.json"
+    old.write_text(_file(tmp_path / "a.json").read_text().replace("hit_second_tier", "hit_kernel"))
+    assert "hit_kernel" in old.read_text()
+    tied = _run("--margin", "0.03", old)
+    assert tied.returncode == 0, tied.stderr
+    assert "adopt 40 MiB -> adopt 32 MiB (1)" in tied.stdout
 
 
 def test_a_tie_needs_the_winner_to_halve_the_reads(tmp_path):

@@ -1,9 +1,11 @@
 // The engine-agnostic half of the benchmark drivers behind `symbiosis bench
-// <engine>` (leveldb_bench, rocksdb_bench): the command line, the DB's
-// layout file, the load loop, and the run loop with its reader threads,
-// latency histograms, interval and summary JSON lines, and the memory
-// cgroup of the kernel budget. An engine supplies a BenchEngine: how to
-// write a DB, how to open it under a budget, and its counters.
+// <engine>` (leveldb_bench, rocksdb_bench, wiredtiger_bench): the command
+// line (flags.h), the DB's layout file (db_layout.h), the requests and
+// their checks (requests.h), the load, run and overhead commands (one file
+// each), latency histograms (histogram.h), JSON lines (json_lines.h) and
+// the memory cgroup of the kernel budget (bench_cgroup.h). An engine
+// supplies a BenchEngine: how to write a DB, how to open it under a budget,
+// and its counters.
 //
 //   <engine>_bench load --db DIR --data-size SIZE [--value-size 1000]
 //                       [--alpha 0.5] [--seed 1]
@@ -43,7 +45,7 @@
 // overhead measures Symbiosis's cost in Stable: DIR opened with Symbiosis
 // and, once it is Stable, the readers run in slices of --slice alternating
 // between Symbiosis reporting and Symbiosis suspended (the static
-// configuration's path at the same M_a), --pairs pairs (driver.cc says
+// configuration's path at the same M_a), --pairs pairs (overhead.cc says
 // why). Output: a {"type":"pair",...} line per pair and an
 // {"type":"overhead_summary",...} line: the reporting slices' ops/s over
 // the suspended ones', the median pair ratio and its ~95% interval.

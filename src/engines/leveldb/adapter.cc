@@ -10,7 +10,7 @@ constexpr uint64_t kBlockTrailer = 5;
 
 struct PendingRead {
   bool valid = false;
-  bool kernel_hit = false;
+  bool second_tier_hit = false;
   uint64_t file_id = 0;
   uint64_t offset = 0;
   uint64_t length = 0;
@@ -26,10 +26,10 @@ thread_local bool background = false;
 void Adapter::MarkBackgroundThread() { background = true; }
 bool Adapter::IsBackgroundThread() { return background; }
 
-void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool kernel_hit,
+void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool second_tier_hit,
                      uint64_t start_ns, std::optional<SchedTimes> sched_start) {
   if (background) return;
-  pending = PendingRead{true, kernel_hit, file_id, offset, length, start_ns, sched_start};
+  pending = PendingRead{true, second_tier_hit, file_id, offset, length, start_ns, sched_start};
 }
 
 BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
@@ -50,12 +50,12 @@ BlockTag Adapter::OnInsert(uint64_t offset, size_t charge) {
   auto mine = counts_.Mine();
   mine.Add(&Counters::lookups, 1);
   mine.Add(&Counters::reads, 1);
-  mine.Add(&Counters::kernel_hits, read.kernel_hit);
+  mine.Add(&Counters::second_tier_hits, read.second_tier_hit);
   mine.Add(&Counters::miss_ns, miss_ns);
   if (controller != nullptr) {
     const Block block{tag.file_id, offset, tag.disk_size, static_cast<uint32_t>(charge)};
     controller->RecordAppAccess(block, false);
-    controller->RecordRead(block, read.kernel_hit, miss_ns, sched);
+    controller->RecordRead(block, read.second_tier_hit, miss_ns, sched);
   }
   return tag;
 }
@@ -86,7 +86,7 @@ AccessCounts Adapter::Counts() const {
     c.lookups += slot.lookups.Load();
     c.hits += slot.hits.Load();
     c.reads += slot.reads.Load();
-    c.kernel_hits += slot.kernel_hits.Load();
+    c.second_tier_hits += slot.second_tier_hits.Load();
     c.miss_ns += slot.miss_ns.Load();
   });
   return c;

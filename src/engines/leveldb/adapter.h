@@ -33,7 +33,7 @@ struct AccessCounts {
   uint64_t lookups = 0;      // foreground application-cache accesses
   uint64_t hits = 0;         // of which hits
   uint64_t reads = 0;        // block reads after a miss
-  uint64_t kernel_hits = 0;  // of which fully resident in the second tier
+  uint64_t second_tier_hits = 0;  // of which fully resident in the second tier
   uint64_t miss_ns = 0;      // summed time of those misses, read to insert
 };
 
@@ -47,10 +47,10 @@ class Adapter final : public BlockObserver {
   const ControllerLink& link() const { return link_; }
 
   // The Env read `length` bytes at `offset` of table `file_id`; the second
-  // tier held them all iff `kernel_hit`; `start_ns` is when the read began
+  // tier held them all iff `second_tier_hit`; `start_ns` is when the read began
   // (steady clock); `sched_start`, for a device read, the thread's
   // scheduler times then (ThisThreadSchedTimes), or nullopt.
-  void OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool kernel_hit,
+  void OnRead(uint64_t file_id, uint64_t offset, uint64_t length, bool second_tier_hit,
               uint64_t start_ns, std::optional<SchedTimes> sched_start = std::nullopt);
   void OnFileDeleted(uint64_t file_id);
   // A table file was opened for reading; `bytes` is its (final) size.
@@ -70,7 +70,7 @@ class Adapter final : public BlockObserver {
     Counter lookups;
     Counter hits;
     Counter reads;
-    Counter kernel_hits;
+    Counter second_tier_hits;
     Counter miss_ns;
   };
 

@@ -193,7 +193,7 @@ Stats DbImpl::GetStats() const {
   s.lookups = c.lookups;
   s.app_hits = c.hits;
   s.reads = c.reads;
-  s.second_tier_hits = c.kernel_hits;
+  s.second_tier_hits = c.second_tier_hits;
   s.miss_ns = c.miss_ns;
   s.suspended = adapter_->link().suspended();
   if (controller_) s.controller = controller_->Stats();

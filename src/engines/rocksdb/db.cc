@@ -214,10 +214,8 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
   config.second_tier_owned = engine_budget();
   if (engine_budget()) {
     // Both tiers simulated as RocksDB runs them; no pages, no read-ahead.
-    config.rocksdb_cache_model = true;
-    config.rocksdb_block_cache_shard_bits = primary_shard_bits_;
-    config.rocksdb_secondary_cache_shard_bits = secondary_shard_bits_;
-    config.rocksdb_entry_metadata_bytes = EntryMetadataBytes();
+    config.rocksdb_tiers = RocksDbTiers{primary_shard_bits_, secondary_shard_bits_,
+                                        EntryMetadataBytes()};
     config.app_cache_overhead = 0;
     // Settings left at their defaults take the engine budget's own.
     const ControllerConfig defaults;

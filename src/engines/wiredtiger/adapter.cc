@@ -16,7 +16,7 @@ struct Operation {
   bool leaf_read = false;
   uint64_t leaf_file_id = 0;
   LeafPage leaf;
-  bool kernel_hit = false;
+  bool second_tier_hit = false;
   uint64_t start_ns = 0;
   std::optional<SchedTimes> sched_start;
 };
@@ -66,13 +66,13 @@ void Adapter::ReportMiss(uint64_t file_id, std::string_view key) {
   }
   mine.Add(&Counters::lookups, 1);
   mine.Add(&Counters::reads, 1);
-  mine.Add(&Counters::kernel_hits, op.kernel_hit);
+  mine.Add(&Counters::second_tier_hits, op.second_tier_hit);
   mine.Add(&Counters::miss_ns, miss_ns);
   if (Controller* controller = link_.accesses(); controller != nullptr) {
     const Block block = ToBlock(file_id, op.leaf);
     const std::optional<SchedTimes> sched = ThisThreadSchedTimesSince(op.sched_start);
     controller->RecordAppAccess(block, false);
-    controller->RecordRead(block, op.kernel_hit, miss_ns, sched);
+    controller->RecordRead(block, op.second_tier_hit, miss_ns, sched);
   }
 }
 
@@ -102,7 +102,7 @@ void Adapter::ReportHit(uint64_t file_id, std::string_view key) {
 }
 
 void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint32_t length, const PageHeader& header,
-                     bool kernel_hit, uint64_t start_ns, std::optional<SchedTimes> sched_start) {
+                     bool second_tier_hit, uint64_t start_ns, std::optional<SchedTimes> sched_start) {
   auto mine = counts_.Mine();
   if (op.owner != this) {
     mine.Add(&Counters::other_reads, 1);
@@ -118,7 +118,7 @@ void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint32_t length, const P
   op.leaf_read = true;
   op.leaf_file_id = file_id;
   op.leaf = LeafPage{offset, length, header.mem_size > 0 ? header.mem_size : length};
-  op.kernel_hit = kernel_hit;
+  op.second_tier_hit = second_tier_hit;
   op.start_ns = start_ns;
   op.sched_start = sched_start;
 }
@@ -147,7 +147,7 @@ AccessCounts Adapter::Counts() const {
     c.unidentified_hits += slot.unidentified_hits.Load();
     c.guessed_hits += slot.guessed_hits.Load();
     c.reads += slot.reads.Load();
-    c.kernel_hits += slot.kernel_hits.Load();
+    c.second_tier_hits += slot.second_tier_hits.Load();
     c.internal_reads += slot.internal_reads.Load();
     c.other_reads += slot.other_reads.Load();
     c.miss_ns += slot.miss_ns.Load();

@@ -49,7 +49,7 @@ struct AccessCounts {
   uint64_t unidentified_hits = 0;  // hits while simulating with no page known
   uint64_t guessed_hits = 0;     // hits while simulating placed by a guess
   uint64_t reads = 0;            // leaf page reads after a miss
-  uint64_t kernel_hits = 0;      // of which fully resident in the page cache
+  uint64_t second_tier_hits = 0;      // of which fully resident in the page cache
   uint64_t internal_reads = 0;   // internal pages read in operations
   uint64_t other_reads = 0;      // data-file reads outside operations
   uint64_t miss_ns = 0;          // summed time of the misses, read to op end
@@ -86,7 +86,7 @@ class Adapter {
 
   // File system events.
   void OnRead(uint64_t file_id, uint64_t offset, uint32_t length, const PageHeader& header,
-              bool kernel_hit, uint64_t start_ns, std::optional<SchedTimes> sched_start);
+              bool second_tier_hit, uint64_t start_ns, std::optional<SchedTimes> sched_start);
   void OnFileOpened(uint64_t file_id, uint64_t bytes);
   void OnFileDeleted(uint64_t file_id);
 
@@ -100,7 +100,7 @@ class Adapter {
     Counter unidentified_hits;
     Counter guessed_hits;
     Counter reads;
-    Counter kernel_hits;
+    Counter second_tier_hits;
     Counter internal_reads;
     Counter other_reads;
     Counter miss_ns;

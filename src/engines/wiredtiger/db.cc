@@ -86,8 +86,8 @@ void SetDeviceReadCost(const std::string& home,
   const std::optional<DeviceReadCost> cost =
       MeasureDeviceRead(home + "/" + largest->first, kReadBytes, kReads);
   if (!cost) return;
-  costs->kernel_miss = cost->wall_us;
-  costs->kernel_miss_cpu = std::min(cost->cpu_us, cost->wall_us);
+  costs->second_tier_miss = cost->wall_us;
+  costs->second_tier_miss_cpu = std::min(cost->cpu_us, cost->wall_us);
 }
 
 // The data file behind a URI: "table:NAME" (a simple table) -> NAME.wt,
@@ -296,7 +296,7 @@ Stats DbImpl::GetStats() const {
   s.lookups = c.lookups;
   s.app_hits = c.hits;
   s.reads = c.reads;
-  s.second_tier_hits = c.kernel_hits;
+  s.second_tier_hits = c.second_tier_hits;
   s.miss_ns = c.miss_ns;
   s.internal_reads = c.internal_reads;
   s.other_reads = c.other_reads;

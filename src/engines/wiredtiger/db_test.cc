@@ -376,15 +376,15 @@ TEST_F(WiredTigerTest, OpenMeasuresWhatADeviceReadCosts) {
     ASSERT_TRUE(s.ok()) << s.message;
     const MissCosts costs = db->GetStats().controller.costs;
     // No window has measured anything yet: the costs are the prior.
-    EXPECT_EQ(db->GetStats().controller.prior_costs.kernel_miss, costs.kernel_miss);
-    EXPECT_EQ(db->GetStats().controller.prior_costs.kernel_miss_cpu, costs.kernel_miss_cpu);
+    EXPECT_EQ(db->GetStats().controller.prior_costs.second_tier_miss, costs.second_tier_miss);
+    EXPECT_EQ(db->GetStats().controller.prior_costs.second_tier_miss_cpu, costs.second_tier_miss_cpu);
     if (measure) {
-      EXPECT_GT(costs.kernel_miss_cpu, 0);
-      EXPECT_LE(costs.kernel_miss_cpu, costs.kernel_miss);
-      EXPECT_NE(costs.kernel_miss, MissCosts().kernel_miss);
+      EXPECT_GT(costs.second_tier_miss_cpu, 0);
+      EXPECT_LE(costs.second_tier_miss_cpu, costs.second_tier_miss);
+      EXPECT_NE(costs.second_tier_miss, MissCosts().second_tier_miss);
     } else {
-      EXPECT_EQ(costs.kernel_miss, MissCosts().kernel_miss);
-      EXPECT_EQ(costs.kernel_miss_cpu, 0);
+      EXPECT_EQ(costs.second_tier_miss, MissCosts().second_tier_miss);
+      EXPECT_EQ(costs.second_tier_miss_cpu, 0);
     }
   }
 }

@@ -1,0 +1,33 @@
+// The drivers' four commands (driver.h describes them), each in its own
+// file: load.cc, run.cc, overhead.cc; limits and the dispatch in driver.cc.
+// Each returns the exit status, or ends the process through Fail.
+
+#ifndef SYMBIOSIS_TOOLS_DRIVER_COMMANDS_H_
+#define SYMBIOSIS_TOOLS_DRIVER_COMMANDS_H_
+
+#include <memory>
+#include <vector>
+
+#include "driver/driver.h"
+#include "driver/flags.h"
+
+namespace symbiosis::bench {
+
+int Load(BenchEngine& engine, const Flags& flags);
+int Run(BenchEngine& engine, const Flags& flags);
+int Overhead(BenchEngine& engine, const Flags& flags);
+int Limits(const BenchEngine& engine);
+
+// The commands' flags for an engine whose budgets are `budgets` (the
+// first is the default).
+std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets);
+
+// Opens the DB, or says why not on stderr and returns null.
+std::unique_ptr<BenchDb> OpenOrExplain(BenchEngine& engine, const OpenRequest& request);
+
+// The Controller's state's name, or "static".
+const char* StateName(const EngineStats& stats);
+
+}  // namespace symbiosis::bench
+
+#endif  // SYMBIOSIS_TOOLS_DRIVER_COMMANDS_H_
