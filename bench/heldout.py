@@ -41,9 +41,17 @@ import sys
 import time
 from typing import Dict, List, Optional
 
-ENGINES: Dict[str, List[str]] = {"leveldb": ["kernel", "emulated"],
-                                 "rocksdb": ["kernel", "engine"],
-                                 "wiredtiger": ["kernel"]}
+try:
+    from symbiosis.engines import ENGINES as ENGINE_TABLE
+except ImportError:
+    sys.exit("heldout.py: the symbiosis package is not importable; run it with the "
+             "project's .venv/bin/python (scripts/setup.sh makes it)")
+
+# Each engine's budgets (symbiosis.engines), the kernel's first: the order
+# the recorded seeds drew them in.
+ENGINES: Dict[str, List[str]] = {
+    name: sorted(e.budgets, key=lambda b: (b != "kernel", e.budgets.index(b)))
+    for name, e in ENGINE_TABLE.items()}
 ALPHAS = [0.2, 0.35, 0.5, 0.8]
 MEMORY_MIB = [48, 128, 512]
 RATIO_RANGE = (0.2, 1.0)
@@ -270,7 +278,7 @@ def plot(folder: str, rows: List[tuple]) -> None:
     done = [(c, r) for c, r in rows if r["status"] == "done"]
     fig, ax = plt.subplots(figsize=(max(6.4, 0.35 * len(done) + 2), 4))
     xs = range(len(done))
-    colors = {"leveldb": "C0", "rocksdb": "C1", "wiredtiger": "C2"}
+    colors = {name: f"C{i}" for i, name in enumerate(sorted(ENGINES))}
     ax.bar(xs, [r["vs_better"] for _, r in done], color=[colors[c["engine"]] for c, _ in done],
            label="over the run")
     early = [(x, r["early"]) for x, (_, r) in zip(xs, done) if r["early"] is not None]

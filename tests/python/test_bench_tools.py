@@ -49,7 +49,8 @@ def test_controller_bench_names_the_parts_it_has():
     assert "--part must be all, cost, memory, convergence or tiers, not 'tier'" in first, first
 
 
-@pytest.mark.parametrize("script", ["dynamic_pairs.py", "oracle_held_out.py"])
+@pytest.mark.parametrize("script", ["dynamic_pairs.py", "oracle_held_out.py", "heldout.py",
+                                    "tie_replay.py", "stable_change_rules.py"])
 def test_scripts_without_the_package_say_which_python_to_use(script, tmp_path):
     # -S leaves out site-packages, where the package is installed.
     proc = subprocess.run([sys.executable, "-S", str(REPO / "bench" / script),
@@ -74,6 +75,17 @@ def test_the_held_out_suite_draws_the_same_cells_from_a_seed_and_never_redraws(t
         assert c["budget"] in {"leveldb": ["kernel", "emulated"], "rocksdb": ["kernel", "engine"],
                                "wiredtiger": ["kernel"]}[c["engine"]]
         assert 0.2 <= c["ratio"] <= 1.0
+    # A recorded seed draws the cells it drew when it was run (bench/heldout.md).
+    recorded = tmp_path / "recorded"
+    subprocess.run([sys.executable, script, "draw", "--seed", "7307", "--cells", "30",
+                    str(recorded)], check=True, capture_output=True)
+    cells = json.loads((recorded / "cells.json").read_text())["cells"]
+    assert [(c["engine"], c["budget"], c["memory_mib"], c["ratio"], c["workload"], c["threads"])
+            for c in cells[:4]] == [("rocksdb", "engine", 512, 0.29, "hotspot30", 1),
+                                    ("wiredtiger", "kernel", 128, 0.26, "readscan", 16),
+                                    ("wiredtiger", "kernel", 512, 0.89, "hotspot5", 16),
+                                    ("wiredtiger", "kernel", 512, 0.27, "zipfian", 4)]
+    assert [c["budget"] for c in cells if c["engine"] == "leveldb"][:2] == ["emulated", "kernel"]
     again = subprocess.run([sys.executable, script, "draw", "--seed", "8", str(first)],
                            capture_output=True, text=True)
     assert again.returncode != 0 and "never drawn again" in again.stderr
