@@ -56,7 +56,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
                   return Changed(m, reference);
                 }),
       round_runner_(config_, simulator, &estimator_),
-      measurer_(config.settle_accesses, config.trial_windows, config.trial_min_seconds) {
+      trials_(config.settle_accesses, config.trial_windows, config.trial_min_seconds) {
   if (config.start_with_round) {
     StartRound("start", false);
   } else {
@@ -661,27 +661,16 @@ std::vector<uint64_t> Tracker::TrialCandidates(const CandidateStats& current,
 // assumed steady for their length.
 void Tracker::StartTrial(std::vector<uint64_t> candidates) {
   state_ = ControllerState::kTrying;
-  trial_from_ = target_;
-  trial_queue_ = std::move(candidates);
-  trial_next_ = 0;
-  trial_measures_.clear();
-  trial_before_taken_ = false;
-  measurer_.MeasureFrom(now_);
+  trials_.Start(now_, target_, std::move(candidates));
 }
 
 void Tracker::AdvanceTrial() {
-  if (applied_ == target_) measurer_.Arrived(now_);
+  if (applied_ == target_) trials_.Arrived(now_);
 }
 
-void Tracker::MoveToNextTrial() {
-  measurer_.Move();
-  SetTarget(trial_queue_[trial_next_]);
-}
+void Tracker::MoveToNextTrial() { SetTarget(trials_.MoveToNext()); }
 
-void Tracker::MoveBackFromTrials() {
-  measurer_.Move();
-  SetTarget(trial_from_);
-}
+void Tracker::MoveBackFromTrials() { SetTarget(trials_.MoveBack()); }
 
 // Windows measure the M_a in place: the current one (kBefore), each
 // candidate in turn, then the current one again (kAfter throughout).
@@ -694,30 +683,28 @@ void Tracker::MoveBackFromTrials() {
 // and of 16 again would have taken another 12 s
 // (docs/decisions/trusted-gain.md).
 void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
-  const std::optional<TrialMeasure> done =
-      measurer_.AddWindow(w, estimator_.BusyThreadUs(w), window_begin, now_);
-  if (!done) return;
-  const TrialMeasure& measure = *done;
-  if (!trial_before_taken_) {
-    trial_before_ = measure;
-    trial_before_taken_ = true;
-    if (state_ == ControllerState::kVerifying &&
-        measure.busy_us <= (1 + config_.trial_gain) * verify_from_.busy_us &&
-        !WallSlower(measure.wall_us, verify_from_.wall_us)) {
-      EndVerification(std::nullopt);  // no slower than the split it replaced
+  TrialMeasure measure;
+  switch (trials_.AddWindow(w, estimator_.BusyThreadUs(w), window_begin, now_, &measure)) {
+    case TrialSequence::Measured::kNone:
       return;
-    }
-    MoveToNextTrial();
-    return;
+    case TrialSequence::Measured::kFrom:
+      if (state_ == ControllerState::kVerifying &&
+          measure.busy_us <= (1 + config_.trial_gain) * verify_from_.busy_us &&
+          !WallSlower(measure.wall_us, verify_from_.wall_us)) {
+        EndVerification(std::nullopt);  // no slower than the split it replaced
+        return;
+      }
+      MoveToNextTrial();
+      return;
+    case TrialSequence::Measured::kFromAgain:
+      EndTrials(measure);
+      return;
+    case TrialSequence::Measured::kCandidate:
+      break;
   }
-  if (trial_next_ == trial_queue_.size()) {
-    EndTrials(measure);
-    return;
-  }
-  trial_measures_.push_back(measure);
-  if (Gained(measure, trial_before_, config_.trusted_gain)) {
+  if (Gained(measure, trials_.from_measure(), config_.trusted_gain)) {
     EndTrials(std::nullopt);
-  } else if (++trial_next_ < trial_queue_.size()) {
+  } else if (trials_.Advance()) {
     MoveToNextTrial();
   } else {
     MoveBackFromTrials();
@@ -733,15 +720,16 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     return;
   }
   RoundStats& round = history_.back();
-  round.reason += "; M_a " + MiB(trial_from_) +
-                  Format(" measured %.3g us of thread time per access", trial_before_.busy_us);
+  const TrialMeasure& before = trials_.from_measure();
+  round.reason += "; M_a " + MiB(trials_.from()) +
+                  Format(" measured %.3g us of thread time per access", before.busy_us);
   if (again) round.reason += Format(", %.3g after the trials", again->busy_us);
-  const TrialMeasure& last = again ? *again : trial_before_;
-  for (size_t i = 0; i < trial_measures_.size(); i++) {
-    const TrialMeasure& m = trial_measures_[i];
-    const TrialMeasure then = Interpolated(trial_before_, last, m.at);
+  const TrialMeasure& last = again ? *again : before;
+  for (size_t i = 0; i < trials_.measures().size(); i++) {
+    const TrialMeasure& m = trials_.measures()[i];
+    const TrialMeasure then = Interpolated(before, last, m.at);
     TrialStats t;
-    t.ma_bytes = trial_queue_[i];
+    t.ma_bytes = trials_.candidates()[i];
     t.before = then.busy_us;
     t.after = m.busy_us;
     t.before_wall_us = then.wall_us;
@@ -800,18 +788,18 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
                                                       100 * config_.trusted_gain)) +
                     (best_by_wall ? " (by the wall clock)" : "");
     SetTarget(winner.ma_bytes);
-    if (check_after_round_) after_round_ = trial_measures_[*best].ratios;
+    if (check_after_round_) after_round_ = trials_.measures()[*best].ratios;
   } else {
-    round.reason += "; none gained enough, M_a stays " + MiB(trial_from_);
-    if (check_after_round_) after_round_ = trial_before_.ratios;
+    round.reason += "; none gained enough, M_a stays " + MiB(trials_.from());
+    if (check_after_round_) after_round_ = before.ratios;
     // A far end the model could not rank and a measure refused is not
     // tried again until the workload changes.
-    if (far_end_trial_) rejected_ma_ = trial_queue_.front();
+    if (far_end_trial_) rejected_ma_ = trials_.candidates().front();
   }
   far_end_trial_ = false;
-  // Measured against trial_from_ in turn: a move from the split before the
-  // round needs no other check.
-  if (trial_from_ == pre_round_ma_) {
+  // Measured against the split it left in turn: a move from the split
+  // before the round needs no other check.
+  if (trials_.from() == pre_round_ma_) {
     EnterSettling();
   } else {
     AfterDecision(std::nullopt);
@@ -851,12 +839,7 @@ void Tracker::StartVerification(const TrialMeasure& before_move) {
   state_ = ControllerState::kVerifying;
   verify_from_ma_ = pre_round_ma_;
   verify_from_ = before_move;
-  trial_from_ = target_;
-  trial_queue_ = {pre_round_ma_};
-  trial_next_ = 0;
-  trial_measures_.clear();
-  trial_before_taken_ = false;
-  measurer_.Move();  // to the new split, then its settle
+  trials_.StartMoved(target_, {pre_round_ma_});  // measured once settled
 }
 
 void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
@@ -864,16 +847,17 @@ void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
   VerificationStats& v = round.verification;
   v.checked = true;
   v.from_ma_bytes = verify_from_ma_;
-  v.to_ma_bytes = trial_from_;
-  if (trial_measures_.empty()) {  // the first measure passed
+  v.to_ma_bytes = trials_.from();
+  const TrialMeasure& first = trials_.from_measure();  // the new split's
+  if (trials_.measures().empty()) {  // the first measure passed
     v.from_us = verify_from_.busy_us;
-    v.to_us = trial_before_.busy_us;
+    v.to_us = first.busy_us;
     v.from_wall_us = verify_from_.wall_us;
-    v.to_wall_us = trial_before_.wall_us;
+    v.to_wall_us = first.wall_us;
     round.reason += "; verified: M_a " + MiB(v.to_ma_bytes) +
                     Format(" measured %.3g us of thread time per access, ", v.to_us) + "M_a " +
                     MiB(v.from_ma_bytes) + Format(" %.3g before the move", v.from_us);
-    if (check_after_round_) after_round_ = trial_before_.ratios;
+    if (check_after_round_) after_round_ = first.ratios;
     if (TryDirectionEnd(v)) return;
     state_ = ControllerState::kStable;
     detector_.Reset();
@@ -883,9 +867,9 @@ void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
   // The old split against the new one interpolated to its time, as trials
   // compare; without the new one's second measure (the old split measured
   // trusted_gain faster at once), against its first.
-  const TrialMeasure& old = trial_measures_[0];
-  const TrialMeasure& last = again ? *again : trial_before_;
-  const TrialMeasure then = Interpolated(trial_before_, last, old.at);
+  const TrialMeasure& old = trials_.measures()[0];
+  const TrialMeasure& last = again ? *again : first;
+  const TrialMeasure then = Interpolated(first, last, old.at);
   v.interleaved = true;
   v.from_us = old.busy_us;
   v.to_us = then.busy_us;
@@ -939,8 +923,8 @@ bool Tracker::TryDirectionEnd(const VerificationStats& v) {
   if (!end) return false;
   round.reason += "; the direction's end, M_a " + MiB(*end) + ", is tried";
   pre_round_ma_ = target_;  // what the trial's outcome is measured against
-  StartTrial({*end});
-  trial_before_taken_ = true;  // trial_before_: the verified split's measure
+  state_ = ControllerState::kTrying;
+  trials_.Continue(now_, target_, {*end});  // from the verified split's measure
   MoveToNextTrial();
   return true;
 }

@@ -4,8 +4,9 @@
 // predictions and a trial's measures decide. Its parts: the
 // ChangeDetector (Stable's reference and its changes), the RoundRunner (a
 // round's candidates and stages on a RoundSimulator, GhostSim in
-// production, and their predictions), the TrialMeasurer (a split's settle
-// and measure) and the CostEstimator (the miss costs and the CPU load).
+// production, and their predictions), the TrialSequence (a trial's or a
+// verification's measures in turn, each by a TrialMeasurer) and the
+// CostEstimator (the miss costs and the CPU load).
 // The states and policies are described in symbiosis/controller.h.
 //
 // Time is the number of application-cache accesses. An event is handled
@@ -29,6 +30,7 @@
 #include "online/round_runner.h"
 #include "online/round_simulator.h"
 #include "online/trial_measurer.h"
+#include "online/trial_sequence.h"
 #include "symbiosis/controller.h"
 
 namespace symbiosis {
@@ -221,14 +223,9 @@ class Tracker {
   uint32_t abandoned_in_row_ = 0;
   uint32_t unjudged_in_row_ = 0;  // rounds that could not use their predictions
 
-  // Trying and Verifying.
-  uint64_t trial_from_ = 0;             // M_a the round kept
-  std::vector<uint64_t> trial_queue_;  // the candidates, in order
-  size_t trial_next_ = 0;              // the one being tried
-  TrialMeasurer measurer_;  // the split in place, once settled
-  TrialMeasure trial_before_;    // at trial_from_
-  bool trial_before_taken_ = false;
-  std::vector<TrialMeasure> trial_measures_;  // in trial_queue_'s order
+  // Trying and Verifying: the split the round kept (or moved to), the
+  // candidates, and their measures in turn.
+  TrialSequence trials_;
 
   std::deque<RoundStats> history_;  // closed rounds, the most recent last
 };

@@ -1,0 +1,59 @@
+#include "online/trial_sequence.h"
+
+#include <utility>
+
+namespace symbiosis {
+
+TrialSequence::TrialSequence(uint64_t settle_accesses, uint32_t windows, double min_seconds)
+    : measurer_(settle_accesses, windows, min_seconds) {}
+
+void TrialSequence::Reset(uint64_t from, std::vector<uint64_t> candidates) {
+  from_ = from;
+  candidates_ = std::move(candidates);
+  next_ = 0;
+  measures_.clear();
+  from_taken_ = false;
+}
+
+void TrialSequence::Start(uint64_t now, uint64_t from, std::vector<uint64_t> candidates) {
+  Reset(from, std::move(candidates));
+  measurer_.MeasureFrom(now);
+}
+
+void TrialSequence::StartMoved(uint64_t from, std::vector<uint64_t> candidates) {
+  Reset(from, std::move(candidates));
+  measurer_.Move();
+}
+
+void TrialSequence::Continue(uint64_t now, uint64_t from, std::vector<uint64_t> candidates) {
+  Start(now, from, std::move(candidates));
+  from_taken_ = true;  // from_measure_ is kept
+}
+
+uint64_t TrialSequence::MoveToNext() {
+  measurer_.Move();
+  return candidates_[next_];
+}
+
+uint64_t TrialSequence::MoveBack() {
+  measurer_.Move();
+  return from_;
+}
+
+TrialSequence::Measured TrialSequence::AddWindow(const EventTotals& w, double busy_us,
+                                                 uint64_t window_begin, uint64_t now,
+                                                 TrialMeasure* measure) {
+  const std::optional<TrialMeasure> done = measurer_.AddWindow(w, busy_us, window_begin, now);
+  if (!done) return Measured::kNone;
+  *measure = *done;
+  if (!from_taken_) {
+    from_measure_ = *done;
+    from_taken_ = true;
+    return Measured::kFrom;
+  }
+  if (next_ == candidates_.size()) return Measured::kFromAgain;
+  measures_.push_back(*done);
+  return Measured::kCandidate;
+}
+
+}  // namespace symbiosis

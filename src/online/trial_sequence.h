@@ -1,0 +1,73 @@
+// TrialSequence: the measures of a trial or a verification, in the order
+// that lets a drift cancel: the split in place (`from`), each candidate in
+// turn after its move and settle, then `from` again (A B ... A;
+// docs/decisions/trial-measure.md). A TrialMeasurer takes each measure.
+// What the measures decide (a candidate kept at once, a verification
+// passed at its first measure, which candidate stays) is the Tracker's:
+// it is told each measure as it completes and asks for each move.
+// Single-threaded.
+
+#ifndef SYMBIOSIS_ONLINE_TRIAL_SEQUENCE_H_
+#define SYMBIOSIS_ONLINE_TRIAL_SEQUENCE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "online/event_totals.h"
+#include "online/trial_measurer.h"
+
+namespace symbiosis {
+
+class TrialSequence {
+ public:
+  // Which measure a window completed.
+  enum class Measured { kNone, kFrom, kCandidate, kFromAgain };
+
+  // The TrialMeasurer's settle, windows and least seconds per measure.
+  TrialSequence(uint64_t settle_accesses, uint32_t windows, double min_seconds);
+
+  // A trial of `candidates` from `from`, the split in place, measured from
+  // access `now` without a settle.
+  void Start(uint64_t now, uint64_t from, std::vector<uint64_t> candidates);
+  // A verification: M_a is moving to `from`, measured once it arrives and
+  // settles; then `candidates` (the split it left).
+  void StartMoved(uint64_t from, std::vector<uint64_t> candidates);
+  // A trial from `from` whose first measure is the one this sequence took
+  // last (a verified split's): the caller moves to the first candidate at
+  // once. REQUIRES: a first measure was taken.
+  void Continue(uint64_t now, uint64_t from, std::vector<uint64_t> candidates);
+
+  // The split reached its target at access `now`: the settle starts.
+  void Arrived(uint64_t now) { measurer_.Arrived(now); }
+  // The M_a to move to: the current candidate, or `from` after the last.
+  uint64_t MoveToNext();
+  uint64_t MoveBack();
+  // After a candidate's measure: moves on to the next candidate, if any.
+  bool Advance() { return ++next_ < candidates_.size(); }
+
+  // The window [window_begin, now) with its busy thread time; `*measure`
+  // is set when a measure completes.
+  Measured AddWindow(const EventTotals& w, double busy_us, uint64_t window_begin, uint64_t now,
+                     TrialMeasure* measure);
+
+  uint64_t from() const { return from_; }
+  const std::vector<uint64_t>& candidates() const { return candidates_; }
+  const TrialMeasure& from_measure() const { return from_measure_; }
+  // The candidates measured so far, in order.
+  const std::vector<TrialMeasure>& measures() const { return measures_; }
+
+ private:
+  void Reset(uint64_t from, std::vector<uint64_t> candidates);
+
+  TrialMeasurer measurer_;  // the split in place, once settled
+  uint64_t from_ = 0;
+  std::vector<uint64_t> candidates_;
+  size_t next_ = 0;  // the candidate being tried
+  TrialMeasure from_measure_;
+  bool from_taken_ = false;
+  std::vector<TrialMeasure> measures_;
+};
+
+}  // namespace symbiosis
+
+#endif  // SYMBIOSIS_ONLINE_TRIAL_SEQUENCE_H_
