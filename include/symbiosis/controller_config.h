@@ -186,7 +186,9 @@ struct ControllerConfig {
   // largest candidate after a grow or the smallest after a shrink (valid,
   // not undone, not overcommitting), is tried against the verified split
   // as a trial is, and stays only if it measures trial_gain faster
-  // (docs/decisions/direction-end-trial.md). Needs verify_moves.
+  // (docs/decisions/direction-end-trial.md). A trial's keep shows a
+  // direction alike: its end, unless a trial of the round measured it, is
+  // tried against the kept split. Needs trials (trial_band > 0).
   bool try_direction_end = true;
   // Candidates scoring within read_tie_margin of the best and predicting
   // at most half its device reads tie with it, and the one predicting the

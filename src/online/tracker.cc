@@ -725,6 +725,9 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
                   Format(" measured %.3g us of thread time per access", before.busy_us);
   if (again) round.reason += Format(", %.3g after the trials", again->busy_us);
   const TrialMeasure& last = again ? *again : before;
+  // The round's trials so far (a direction's end follows a keep): only
+  // this sequence's are judged.
+  const size_t first = round.trials.size();
   for (size_t i = 0; i < trials_.measures().size(); i++) {
     const TrialMeasure& m = trials_.measures()[i];
     const TrialMeasure then = Interpolated(before, last, m.at);
@@ -754,12 +757,14 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     return t.before_wall_us > 0 && t.after_wall_us > 0 ? t.after_wall_us / t.before_wall_us : 1;
   };
   double best_wall = 1;
-  for (const TrialStats& x : round.trials) best_wall = std::min(best_wall, wall_ratio(x));
+  for (size_t i = first; i < round.trials.size(); i++) {
+    best_wall = std::min(best_wall, wall_ratio(round.trials[i]));
+  }
   const double g = config_.trial_gain;
   std::optional<size_t> best;
   double best_score = 0;
   bool best_by_wall = false;
-  for (size_t i = 0; i < round.trials.size(); i++) {
+  for (size_t i = first; i < round.trials.size(); i++) {
     const TrialStats& x = round.trials[i];
     const double gain = x.before - x.after;
     const bool wall_ok = !WallSlower(wall_ratio(x), best_wall);
@@ -788,7 +793,7 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
                                                       100 * config_.trusted_gain)) +
                     (best_by_wall ? " (by the wall clock)" : "");
     SetTarget(winner.ma_bytes);
-    if (check_after_round_) after_round_ = trials_.measures()[*best].ratios;
+    if (check_after_round_) after_round_ = trials_.measures()[*best - first].ratios;
   } else {
     round.reason += "; none gained enough, M_a stays " + MiB(trials_.from());
     if (check_after_round_) after_round_ = before.ratios;
@@ -797,6 +802,16 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     if (far_end_trial_) rejected_ma_ = trials_.candidates().front();
   }
   far_end_trial_ = false;
+  if (best) {
+    // Kept at once, in place, the winner's measure is the latest; else it
+    // is measured again, settled, before its direction's end.
+    const uint64_t kept = round.trials[*best].ma_bytes;
+    std::optional<TrialMeasure> kept_measure;
+    if (!again && *best + 1 == round.trials.size()) {
+      kept_measure = trials_.measures()[*best - first];
+    }
+    if (TryDirectionEnd(trials_.from(), kept, kept_measure)) return;
+  }
   // Measured against the split it left in turn: a move from the split
   // before the round needs no other check.
   if (trials_.from() == pre_round_ma_) {
@@ -858,7 +873,10 @@ void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
                     Format(" measured %.3g us of thread time per access, ", v.to_us) + "M_a " +
                     MiB(v.from_ma_bytes) + Format(" %.3g before the move", v.from_us);
     if (check_after_round_) after_round_ = first.ratios;
-    if (TryDirectionEnd(v)) return;
+    if (v.to_us <= (1 - config_.trial_gain) * v.from_us &&
+        TryDirectionEnd(v.from_ma_bytes, v.to_ma_bytes, first)) {
+      return;
+    }
     state_ = ControllerState::kStable;
     detector_.Reset();
     stable_since_ = now_;
@@ -905,27 +923,40 @@ void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
 // model predicted H_k 0.22-0.28 at M_a = M that measured 0.89-0.91 and ran
 // 1.45x faster than 68 (bench/heldout.md). So the direction's end is tried
 // against the verified split, whose measure was just taken; the trial's
-// rules decide (docs/decisions/direction-end-trial.md). One trial: a
-// failed one costs its settle and two measures, once per verified move.
-bool Tracker::TryDirectionEnd(const VerificationStats& v) {
-  if (!config_.try_direction_end || config_.trial_band <= 0 ||
-      v.to_us > (1 - config_.trial_gain) * v.from_us) {
-    return false;
-  }
-  RoundStats& round = history_.back();
-  const bool grew = v.to_ma_bytes > v.from_ma_bytes;
+// rules decide (docs/decisions/direction-end-trial.md). A trial's keep
+// shows a direction alike: its end, where no trial of the round measured
+// it, is tried against the kept split. One trial: a failed one costs its
+// settle and two measures (three after a keep whose measure is not the
+// latest), once per move that measured faster.
+std::optional<uint64_t> Tracker::DirectionEnd(uint64_t from, uint64_t to) const {
+  const RoundStats& round = history_.back();
+  const bool grew = to > from;
   std::optional<uint64_t> end;
   for (const CandidateStats& c : round.candidates) {
     if (!c.valid || Rejected(c)) continue;  // an overcommitting one is not valid
-    if (grew ? c.ma_bytes <= v.to_ma_bytes : c.ma_bytes >= v.to_ma_bytes) continue;
+    if (grew ? c.ma_bytes <= to : c.ma_bytes >= to) continue;
+    const bool tried = std::any_of(round.trials.begin(), round.trials.end(),
+                                   [&](const TrialStats& t) { return t.ma_bytes == c.ma_bytes; });
+    if (tried) continue;
     if (!end || (grew ? c.ma_bytes > *end : c.ma_bytes < *end)) end = c.ma_bytes;
   }
+  return end;
+}
+
+bool Tracker::TryDirectionEnd(uint64_t from, uint64_t to,
+                              const std::optional<TrialMeasure>& to_measure) {
+  if (!config_.try_direction_end || config_.trial_band <= 0) return false;
+  const std::optional<uint64_t> end = DirectionEnd(from, to);
   if (!end) return false;
-  round.reason += "; the direction's end, M_a " + MiB(*end) + ", is tried";
-  pre_round_ma_ = target_;  // what the trial's outcome is measured against
+  history_.back().reason += "; the direction's end, M_a " + MiB(*end) + ", is tried";
+  pre_round_ma_ = to;  // what the trial's outcome is measured against
   state_ = ControllerState::kTrying;
-  trials_.Continue(now_, target_, {*end});  // from the verified split's measure
-  MoveToNextTrial();
+  if (to_measure) {
+    trials_.Continue(now_, to, {*end}, *to_measure);
+    MoveToNextTrial();
+  } else {
+    trials_.StartMoved(to, {*end});  // `to` measured once settled, then the end
+  }
   return true;
 }
 

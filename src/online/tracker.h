@@ -143,10 +143,15 @@ class Tracker {
   // turn; none when the first measure passed, or the old split measured
   // trusted_gain faster at once.
   void EndVerification(const std::optional<TrialMeasure>& again);
-  // After the verified move `v`: starts the trial of its direction's end
-  // (ControllerConfig::try_direction_end) and returns true, or returns
-  // false if there is none to try.
-  bool TryDirectionEnd(const VerificationStats& v);
+  // After a move from `from` to `to` that measured faster (a verified
+  // move that gained trial_gain, or a trial's keep): starts the trial of
+  // its direction's end (ControllerConfig::try_direction_end) and returns
+  // true, or returns false if there is none to try. `to_measure`: `to`'s
+  // measure where it was just taken; else `to` is measured once settled.
+  bool TryDirectionEnd(uint64_t from, uint64_t to, const std::optional<TrialMeasure>& to_measure);
+  // The round's valid candidate farthest beyond `to` in the direction
+  // from `from`, not rejected and not yet tried in the round.
+  std::optional<uint64_t> DirectionEnd(uint64_t from, uint64_t to) const;
   // Busy thread time of the windows summed in `sum`, as a measure.
   std::optional<TrialMeasure> MeasureOf(const EventTotals& sum, uint64_t at) const;
   // Whether `c` is a split a verification undid or a far-end trial

@@ -117,6 +117,14 @@ ControllerConfig MeasuringConfig() {
   return c;
 }
 
+// Trials alone: the direction's end tried after a keep has its own test
+// (ATrialsKeepTriesTheEndOfItsDirection).
+ControllerConfig TrialConfig() {
+  ControllerConfig c = MeasuringConfig();
+  c.try_direction_end = false;
+  return c;
+}
+
 // Drives a Tracker with a scripted engine: hit ratios per access chunk.
 class Harness {
  public:
@@ -1068,7 +1076,7 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
   // At 128 MiB the engine runs faster than the model says.
   const Harness::Timing faster = FasterThanModelled();
   for (const bool candidate_is_faster : {true, false}) {
-    Harness h(MeasuringConfig());
+    Harness h(TrialConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     const RoundStats round = h.LastRound();
@@ -1118,7 +1126,7 @@ TEST(TrackerTest, TriesACandidateTheModelCannotRuleOutAndKeepsItOnlyIfFaster) {
 TEST(TrackerTest, ASplitFasterByTheWallClockAloneIsKept) {
   Harness::Timing awake = kFourThreadsOnOneCpu;
   awake.wall_ns = 4000;  // 5250 at the current split
-  Harness h(MeasuringConfig());
+  Harness h(TrialConfig());
   h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);  // 128 MiB is tried
   h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
   ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
@@ -1143,7 +1151,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
   Harness::Timing sleeping = FasterThanModelled();
   sleeping.wall_ns = 7000;
   {
-    Harness h(MeasuringConfig());
+    Harness h(TrialConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);  // 128 MiB is tried
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
@@ -1169,7 +1177,7 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
     more_throughput.cpu_ns = 4600;
     more_throughput.runnable_ns = 11'600;
     more_throughput.wall_ns = 4000;
-    Harness h(MeasuringConfig());
+    Harness h(TrialConfig());
     h.ScriptCandidates({0.6, 0.575, 0.5}, {0.01, 0.01, 0.02}, 0.6, 0.06);  // 128, then 256
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
@@ -1241,7 +1249,7 @@ TEST(TrackerTest, TrialMeasuresLastAtLeastTheMinimumTime) {
 // 1,000) together: measured in it, 128 MiB would not be kept.
 TEST(TrackerTest, ATrialMeasuresOnceItsCachesStoppedFilling) {
   for (const uint64_t fill : {uint64_t{0}, uint64_t{12'000}}) {
-    Harness h(MeasuringConfig());
+    Harness h(TrialConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
@@ -1285,7 +1293,7 @@ TEST(TrackerTest, AWinnerBelowTheTrustedGainIsTriedBeforeItIsAdopted) {
   };
   for (const Case& k : {Case{0.2, 1, true, kM / 8}, Case{0.2, 1, false, 8 * kMiB},
                         Case{0.2, 2, true, kM / 8}, Case{0.1, 2, false, kM / 8}}) {
-    ControllerConfig c = MeasuringConfig();
+    ControllerConfig c = TrialConfig();
     c.trusted_gain = k.trusted_gain;
     c.max_trials = k.max_trials;
     Harness h(c);
@@ -1347,7 +1355,7 @@ TEST(TrackerTest, TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest) {
                         Case{1, kAsModelled, kFaster, 8 * kMiB},
                         Case{2, kFaster, kAsModelled, kM / 8},
                         Case{2, kFaster, kFastest, 2 * kM / 8}}) {
-    ControllerConfig c = MeasuringConfig();
+    ControllerConfig c = TrialConfig();
     c.max_trials = k.max_trials;
     Harness h(c);
     // Candidate 1 (128 MiB): A 20.5, 0.01 device reads per access;
@@ -1432,7 +1440,7 @@ TEST(TrackerTest, AmongEqualDeviceReadsTheEndsAreTriedFirst) {
 // measure are skipped. 13% below (FasterThanModelled()) the trials go on.
 TEST(TrackerTest, ACandidateFasterByTheTrustedGainStaysAtOnce) {
   for (const double scale : {0.5, 1.0}) {
-    Harness h(MeasuringConfig());
+    Harness h(TrialConfig());
     // As in TriesTheBandFewestDeviceReadsFirstAndKeepsTheFastest: 128 MiB
     // is tried first, then 256 MiB.
     h.ScriptCandidates({0.6, 0.575, 0.5}, {0.01, 0.01, 0.02}, 0.6, 0.06);
@@ -1600,6 +1608,57 @@ TEST(TrackerTest, AVerifiedMoveThatGainedTriesTheEndOfItsDirection) {
   }
 }
 
+// A trial's keep shows a direction too: its end (here M_a = M, past the
+// kept M/8, predicted outside the trial band) is tried against the kept
+// split, and stays only if it measures trial_gain faster. With the rule
+// off, the keep is where the round ends.
+TEST(TrackerTest, ATrialsKeepTriesTheEndOfItsDirection) {
+  enum End { kEndFaster, kEndSlower, kOff };
+  for (const End k : {kEndFaster, kEndSlower, kOff}) {
+    ControllerConfig c = MeasuringConfig();
+    c.try_direction_end = k != kOff;
+    Harness h(c);
+    h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);  // as in the trial test above
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+    // 18.25 us per access at M/8 (13% below the current 21); at M 14.6
+    // (20% below 18.25) or the current split's 21.
+    const Harness::Timing at_kept = FasterThanModelled();
+    const Harness::Timing at_end = k == kEndFaster ? FasterThanModelled(0.8) : kFourThreadsOnOneCpu;
+    bool tried_end = false;
+    for (uint64_t n = 0; n < 80'000 && h.tracker->state() != ControllerState::kStable;
+         n += Harness::kChunk) {
+      tried_end |= h.tracker->target_ma_bytes() == kM;
+      h.timing = h.tracker->ma_bytes() == kM       ? at_end
+                 : h.tracker->ma_bytes() == kM / 8 ? at_kept
+                                                    : kFourThreadsOnOneCpu;
+      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    }
+    const RoundStats& r = h.LastRound();
+    ASSERT_EQ(h.tracker->state(), ControllerState::kStable) << r.reason;
+    ASSERT_GE(r.trials.size(), 1u) << r.reason;
+    EXPECT_EQ(r.trials[0].ma_bytes, kM / 8);
+    EXPECT_TRUE(r.trials[0].kept) << r.reason;
+    if (k == kOff) {
+      EXPECT_FALSE(tried_end) << r.reason;
+      EXPECT_EQ(r.trials.size(), 1u) << r.reason;
+      EXPECT_EQ(h.tracker->ma_bytes(), kM / 8);
+      continue;
+    }
+    EXPECT_TRUE(tried_end);
+    ASSERT_EQ(r.trials.size(), 2u) << r.reason;
+    EXPECT_EQ(r.trials[1].ma_bytes, kM);
+    EXPECT_NE(r.reason.find("the direction's end, M_a 1024.0 MiB, is tried"), std::string::npos)
+        << r.reason;
+    EXPECT_NEAR(r.trials[1].before, 18.25, 0.5) << r.reason;  // the kept split, measured again
+    EXPECT_EQ(r.trials[1].kept, k == kEndFaster) << r.reason;
+    const uint64_t stays = k == kEndFaster ? kM : kM / 8;
+    EXPECT_EQ(r.adopted_ma_bytes, stays) << r.reason;
+    EXPECT_EQ(h.tracker->ma_bytes(), stays) << r.reason;
+    EXPECT_FALSE(r.verification.checked) << r.reason;  // measured in turn already
+  }
+}
+
 // Without the process's scheduler times nothing measures a move: it is
 // not verified, and the round says so.
 TEST(TrackerTest, AMoveIsNotVerifiedWhereNoBusyTimeIsMeasured) {
@@ -1684,7 +1743,7 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
     bool kept;
   };
   for (const Case& k : {Case{0.15, 0.9, true}, Case{-0.15, 1.0, false}}) {
-    Harness h(MeasuringConfig());
+    Harness h(TrialConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
@@ -1710,7 +1769,7 @@ TEST(TrackerTest, TrialsCompareWithTheCurrentMaMeasuredOnBothSides) {
 // (docs/decisions/trial-noise.md).
 TEST(TrackerTest, AGainWithinItsWindowsNoiseIsNotKept) {
   for (const bool noisy : {true, false}) {
-    Harness h(MeasuringConfig());
+    Harness h(TrialConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
     ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;

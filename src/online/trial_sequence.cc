@@ -25,9 +25,12 @@ void TrialSequence::StartMoved(uint64_t from, std::vector<uint64_t> candidates) 
   measurer_.Move();
 }
 
-void TrialSequence::Continue(uint64_t now, uint64_t from, std::vector<uint64_t> candidates) {
+void TrialSequence::Continue(uint64_t now, uint64_t from, std::vector<uint64_t> candidates,
+                             const TrialMeasure& from_measure) {
+  const TrialMeasure measure = from_measure;  // may be from_measure_ itself
   Start(now, from, std::move(candidates));
-  from_taken_ = true;  // from_measure_ is kept
+  from_measure_ = measure;
+  from_taken_ = true;
 }
 
 uint64_t TrialSequence::MoveToNext() {

@@ -32,10 +32,11 @@ class TrialSequence {
   // A verification: M_a is moving to `from`, measured once it arrives and
   // settles; then `candidates` (the split it left).
   void StartMoved(uint64_t from, std::vector<uint64_t> candidates);
-  // A trial from `from` whose first measure is the one this sequence took
-  // last (a verified split's): the caller moves to the first candidate at
-  // once. REQUIRES: a first measure was taken.
-  void Continue(uint64_t now, uint64_t from, std::vector<uint64_t> candidates);
+  // A trial from `from` whose first measure, `from_measure`, was just
+  // taken (a verified split's, or a candidate's kept at once): the caller
+  // moves to the first candidate at once.
+  void Continue(uint64_t now, uint64_t from, std::vector<uint64_t> candidates,
+                const TrialMeasure& from_measure);
 
   // The split reached its target at access `now`: the settle starts.
   void Arrived(uint64_t now) { measurer_.Arrived(now); }

@@ -84,7 +84,7 @@ TEST(TrialSequenceTest, ContinueKeepsTheFirstMeasureAndMovesOnAtOnce) {
   s.Start(0, 100, {200});
   TrialMeasure m;
   ASSERT_EQ(d.Next(1000, &m), Measured::kFrom);
-  s.Continue(d.now(), 100, {50});
+  s.Continue(d.now(), 100, {50}, s.from_measure());
   EXPECT_DOUBLE_EQ(s.from_measure().busy_us, 1);
   EXPECT_EQ(s.MoveToNext(), 50u);
   d.Arrive();
