@@ -17,6 +17,19 @@ std::string Format(const char* format, double a, double b = 0, double c = 0) {
 
 std::string MiB(uint64_t bytes) { return Format("%.1f MiB", bytes / 1048576.0); }
 
+// A candidate's measure `m` against the current split's `than`: busy and
+// wall time per access and the noise of each difference.
+TrialStats Compared(const TrialMeasure& m, const TrialMeasure& than) {
+  TrialStats t;
+  t.before = than.busy_us;
+  t.after = m.busy_us;
+  t.before_wall_us = than.wall_us;
+  t.after_wall_us = m.wall_us;
+  t.noise_us = BusyNoiseUs(m, than);
+  t.wall_noise_us = WallNoiseUs(m, than);
+  return t;
+}
+
 void Append(uint64_t ma_bytes, std::vector<uint64_t>* trials) {
   if (std::find(trials->begin(), trials->end(), ma_bytes) == trials->end()) {
     trials->push_back(ma_bytes);
@@ -243,14 +256,7 @@ Tracker::Gain Tracker::GainOf(const TrialStats& t, double share, bool wall_ok) c
 }
 
 bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const {
-  TrialStats t;
-  t.before = than.busy_us;
-  t.after = m.busy_us;
-  t.before_wall_us = than.wall_us;
-  t.after_wall_us = m.wall_us;
-  t.noise_us = BusyNoiseUs(m, than);
-  t.wall_noise_us = WallNoiseUs(m, than);
-  return GainOf(t, share, !WallSlower(m.wall_us, than.wall_us)) != Gain::kNone;
+  return GainOf(Compared(m, than), share, !WallSlower(m.wall_us, than.wall_us)) != Gain::kNone;
 }
 
 // Stable's windows go to the change detector (change_detector.h); a change
@@ -730,15 +736,8 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
   const size_t first = round.trials.size();
   for (size_t i = 0; i < trials_.measures().size(); i++) {
     const TrialMeasure& m = trials_.measures()[i];
-    const TrialMeasure then = Interpolated(before, last, m.at);
-    TrialStats t;
+    TrialStats t = Compared(m, Interpolated(before, last, m.at));
     t.ma_bytes = trials_.candidates()[i];
-    t.before = then.busy_us;
-    t.after = m.busy_us;
-    t.before_wall_us = then.wall_us;
-    t.after_wall_us = m.wall_us;
-    t.noise_us = BusyNoiseUs(m, then);
-    t.wall_noise_us = WallNoiseUs(m, then);
     round.trials.push_back(t);
     round.reason += "; tried M_a " + MiB(t.ma_bytes) +
                     Format(": %.3g against %.3g then", t.after, t.before);

@@ -435,6 +435,14 @@ def test_driver_load_rejects_a_bad_alpha(tmp_path):
     assert proc.returncode == 2 and "--alpha" in proc.stderr and not (tmp_path / "db").exists()
 
 
+def test_driver_load_rejects_an_empty_value(tmp_path):
+    from symbiosis.bench import driver_path
+    proc = subprocess.run([driver_path(), "load", "--db", str(tmp_path / "db"), "--data-size", "2MiB",
+                           "--value-size", "0"], capture_output=True, text=True)
+    assert_one_error_line(proc, "--value-size", "is zero")
+    assert not (tmp_path / "db").exists()
+
+
 
 @pytest.mark.parametrize("extra, duration", [
     ([], "60s"),

@@ -6,6 +6,7 @@
 #define SYMBIOSIS_TOOLS_DRIVER_COMMANDS_H_
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "driver/driver.h"
@@ -24,6 +25,10 @@ std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets);
 
 // Opens the DB, or says why not on stderr and returns null.
 std::unique_ptr<BenchDb> OpenOrExplain(BenchEngine& engine, const OpenRequest& request);
+
+// H_a (hits over lookups) and H_k (second-tier hits over reads) of the
+// requests between `since` and `now`, to 4 places; 0 without any.
+std::pair<double, double> HitRatios(const EngineStats& now, const EngineStats& since);
 
 // The Controller's state's name, or "static".
 const char* StateName(const EngineStats& stats);

@@ -25,6 +25,14 @@ std::unique_ptr<BenchDb> OpenOrExplain(BenchEngine& engine, const OpenRequest& r
   return db;
 }
 
+std::pair<double, double> HitRatios(const EngineStats& now, const EngineStats& since) {
+  const auto share = [](uint64_t part, uint64_t whole) {
+    return whole ? Rounded(static_cast<double>(part) / whole, 4) : 0.0;
+  };
+  return {share(now.app_hits - since.app_hits, now.lookups - since.lookups),
+          share(now.second_tier_hits - since.second_tier_hits, now.reads - since.reads)};
+}
+
 const char* StateName(const EngineStats& stats) {
   return stats.controller ? ControllerStateName(stats.controller->state) : "static";
 }

@@ -30,7 +30,6 @@ int Load(BenchEngine& engine, const Flags& flags) {
   const double alpha = ParseFraction(flags.Get("alpha", "0.5"), "--alpha", false, true);
   const uint64_t seed = ParseCount(flags.Get("seed", "1"), "--seed");
   if (value_bytes > kMaxValueBytes) Fail(2, "--value-size must be at most 1MiB");
-  if (value_bytes == 0) Fail(2, "--value-size must be at least 1 byte");
   if (fs::exists(db_path)) {
     Fail(2, db_path + " exists; remove it or choose another --db");
   }

@@ -41,12 +41,8 @@ namespace symbiosis::bench {
 namespace {
 
 struct OverheadConfig {
-  std::string db;
+  OpenRequest open;  // the DB, M, the budget, the cgroup; Symbiosis sizes M_a
   DbLayout layout;
-  uint64_t memory = 0;
-  uint64_t reserve = 32ull << 20;  // a cgroup budget's cgroup is memory + reserve
-  bool in_cgroup = false;
-  std::string budget;
   std::string workload;
   int threads = 4;
   double warmup_s = 30;
@@ -56,7 +52,6 @@ struct OverheadConfig {
   uint64_t seed = 1;
   bool progress = false;
   bool control = false;  // both halves report: an A/A run
-  std::optional<double> app_cache_overhead;
 };
 
 struct MedianSummary {
@@ -82,14 +77,7 @@ MedianSummary Median(std::vector<double> values) {
 }
 
 int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
-  OpenRequest request;
-  request.path = c.db;
-  request.budget = c.budget;
-  request.memory = c.memory;
-  request.reserve = c.reserve;
-  request.in_cgroup = c.in_cgroup;
-  request.app_cache_overhead = c.app_cache_overhead;
-  std::unique_ptr<BenchDb> db = OpenOrExplain(engine, request);
+  std::unique_ptr<BenchDb> db = OpenOrExplain(engine, c.open);
   if (!db) return 2;
   if (!db->Suspend(false)) {
     std::fprintf(stderr, "%s: error: the %s plugin cannot suspend Symbiosis, which overhead needs\n",
@@ -177,8 +165,7 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
     Slice slice;
     slice.ops_per_s = (total_ops() - ops_before) / seconds_since(start);
     const EngineStats after = db->Stats();
-    const uint64_t lookups = after.lookups - before.lookups;
-    slice.hit_app = lookups ? double(after.app_hits - before.app_hits) / lookups : 0;
+    slice.hit_app = HitRatios(after, before).first;
     slice.reported = reported(after) - reported(before);
     return slice;
   };
@@ -203,8 +190,8 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
     pair["a_ops_per_s"] = Rounded(a.ops_per_s, 1);
     pair["b_ops_per_s"] = Rounded(b.ops_per_s, 1);
     pair["ratio"] = Rounded(b.ops_per_s > 0 ? a.ops_per_s / b.ops_per_s : 0.0, 5);
-    pair["a_hit_app"] = Rounded(a.hit_app, 4);
-    pair["b_hit_app"] = Rounded(b.hit_app, 4);
+    pair["a_hit_app"] = a.hit_app;
+    pair["b_hit_app"] = b.hit_app;
     pair["a_reported"] = a.reported;
     pair["b_reported"] = b.reported;
     pair["valid"] = valid;
@@ -231,8 +218,8 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
   const size_t n = ratios.size();
   Json summary;
   summary["type"] = "overhead_summary";
-  summary["budget"] = c.budget;
-  summary["memory_bytes"] = c.memory;
+  summary["budget"] = c.open.budget;
+  summary["memory_bytes"] = c.open.memory;
   summary["ma_bytes"] = ma;
   summary["workload"] = c.workload;
   summary["threads"] = c.threads;
@@ -264,10 +251,10 @@ int OverheadBody(BenchEngine& engine, const OverheadConfig& c) {
 int Overhead(BenchEngine& engine, const Flags& flags) {
   OverheadConfig c;
   if (!flags.Has("db") || !flags.Has("memory")) Fail(2, "overhead needs --db DIR and --memory SIZE");
-  c.db = flags.Get("db", "");
-  c.layout = ReadLayout(c.db, ProgramName());
-  c.memory = ParseMemory(engine, flags);
-  c.budget = ParseBudget(engine, flags);
+  c.open.path = flags.Get("db", "");
+  c.layout = ReadLayout(c.open.path, ProgramName());
+  c.open.memory = ParseMemory(engine, flags);
+  c.open.budget = ParseBudget(engine, flags);
   c.workload = flags.Get("workload", "uniform");
   MakeWorkload(c.workload, std::max<uint64_t>(1, c.layout.keys), kKeyBytes + c.layout.value_bytes, 1);
   c.threads = ParseThreads(flags);
@@ -281,22 +268,23 @@ int Overhead(BenchEngine& engine, const Flags& flags) {
   c.progress = flags.Has("progress");
   c.control = flags.Has("control");
   if (flags.Has("app-cache-overhead")) {
-    c.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
+    c.open.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
   }
-  c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
-  if (!engine.NeedsCgroup(c.budget) || flags.Has("no-cgroup")) {
+  c.open.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
+  if (!engine.NeedsCgroup(c.open.budget) || flags.Has("no-cgroup")) {
     InterruptGuard guard;
     return OverheadBody(engine, c);
   }
   std::unique_ptr<ChildCgroup> cgroup;
   try {
-    cgroup = MakeBenchCgroup(c.memory + c.reserve);
+    cgroup = MakeBenchCgroup(c.open.memory + c.open.reserve);
   } catch (const CgroupError& e) {
-    Fail(2, "cannot make a memory cgroup for the " + c.budget + " budget (" + e.what() +
+    Fail(2, "cannot make a memory cgroup for the " + c.open.budget + " budget (" + e.what() +
                 "); run as root, or add --no-cgroup (the page cache then holds the whole DB)");
   }
-  c.in_cgroup = true;
-  return RunInBenchCgroup(std::move(cgroup), c.db, [&] { return OverheadBody(engine, c); });
+  c.open.in_cgroup = true;
+  return RunInBenchCgroup(std::move(cgroup), c.open.path,
+                          [&] { return OverheadBody(engine, c); });
 }
 
 }  // namespace symbiosis::bench

@@ -27,13 +27,9 @@ namespace symbiosis::bench {
 namespace {
 
 struct RunConfig {
-  std::string db;
+  OpenRequest open;  // the DB, M, the budget, the cgroup; M_a set at the run
   std::string name;
   DbLayout layout;
-  uint64_t memory = 0;             // --memory: M, the caches' budget
-  uint64_t reserve = 32ull << 20;  // a cgroup budget's cgroup is memory + reserve
-  std::string budget;
-  bool in_cgroup = false;
   std::vector<Phase> phases;
   double duration_s = 0;  // 0: until the phases' ops are done
   uint64_t ops = 0;
@@ -41,10 +37,8 @@ struct RunConfig {
   double interval_s = 1;
   int threads = 4;
   double overwrite = 0;
-  uint64_t device_latency_ns = 0;
   uint64_t seed = 1;
   bool progress = false;
-  std::optional<double> app_cache_overhead;  // unset: the engine's default
 };
 
 // M_a for a static configuration, or nullopt for symbiosis.
@@ -72,11 +66,6 @@ std::string AllocatorName() {
   return "system";
 }
 
-// Hits over lookups (or over reads), 0 without any.
-double Share(uint64_t part, uint64_t whole) {
-  return whole ? static_cast<double>(part) / whole : 0;
-}
-
 // The rounds that ended since the last interval line, as that line's
 // "rounds".
 Json NewRounds(const EngineStats& stats, size_t* reported) {
@@ -96,15 +85,9 @@ Json NewRounds(const EngineStats& stats, size_t* reported) {
 }
 
 int RunBody(BenchEngine& engine, const RunConfig& c) {
-  OpenRequest request;
-  request.path = c.db;
-  request.budget = c.budget;
-  request.memory = c.memory;
-  request.reserve = c.reserve;
-  request.in_cgroup = c.in_cgroup;
-  request.static_ma_bytes = StaticAppBytes(c.name, c.memory, engine.default_ma_bytes(c.memory));
-  request.device_latency_ns = c.device_latency_ns;
-  request.app_cache_overhead = c.app_cache_overhead;
+  OpenRequest request = c.open;
+  request.static_ma_bytes =
+      StaticAppBytes(c.name, c.open.memory, engine.default_ma_bytes(c.open.memory));
   std::unique_ptr<BenchDb> db = OpenOrExplain(engine, request);
   if (!db) return 2;
   const uint32_t entry_bytes = kKeyBytes + c.layout.value_bytes;
@@ -167,7 +150,7 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   // Kernel budget: what the cgroup holds, to compare the real page cache
   // with the M - M_a the Controller assumes.
   std::optional<MemoryCgroup> cgroup;
-  if (c.in_cgroup) cgroup = DetectMemoryCgroup();
+  if (c.open.in_cgroup) cgroup = DetectMemoryCgroup();
 
   const auto begin = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
@@ -207,10 +190,9 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
     line["p50_us"] = Rounded(w.p50_us, 2);
     line["p95_us"] = Rounded(w.p95_us, 2);
     line["p99_us"] = Rounded(w.p99_us, 2);
-    line["hit_app"] = Rounded(Share(stats.app_hits - prev_stats.app_hits,
-                                    stats.lookups - prev_stats.lookups), 4);
-    line["hit_second_tier"] = Rounded(Share(stats.second_tier_hits - prev_stats.second_tier_hits,
-                                            stats.reads - prev_stats.reads), 4);
+    const auto [hit_app, hit_second_tier] = HitRatios(stats, prev_stats);
+    line["hit_app"] = hit_app;
+    line["hit_second_tier"] = hit_second_tier;
     line["ma_bytes"] = stats.ma_bytes;
     line["state"] = StateName(stats);
     line["phase"] = phase_of(issued_now == 0 ? 0 : std::min(issued_now, total_ops) - 1);
@@ -268,9 +250,9 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   Json summary;
   summary["type"] = "summary";
   summary["name"] = c.name;
-  summary["budget"] = c.budget;
-  summary["memory_bytes"] = c.memory;
-  summary["reserve_bytes"] = c.reserve;
+  summary["budget"] = c.open.budget;
+  summary["memory_bytes"] = c.open.memory;
+  summary["reserve_bytes"] = c.open.reserve;
   summary["cache_budget_bytes"] = stats.memory_bytes;
   summary["final_ma_bytes"] = stats.ma_bytes;
   summary["throughput_ops"] = number(measured_s > 0 ? w.ops / measured_s : 0.0, 1);
@@ -278,10 +260,9 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
   summary["p50_us"] = number(w.p50_us, 2);
   summary["p95_us"] = number(w.p95_us, 2);
   summary["p99_us"] = number(w.p99_us, 2);
-  summary["hit_app"] = Rounded(Share(stats.app_hits - warm_stats.app_hits,
-                                     stats.lookups - warm_stats.lookups), 4);
-  summary["hit_second_tier"] = Rounded(Share(stats.second_tier_hits - warm_stats.second_tier_hits,
-                                             stats.reads - warm_stats.reads), 4);
+  const auto [hit_app, hit_second_tier] = HitRatios(stats, warm_stats);
+  summary["hit_app"] = hit_app;
+  summary["hit_second_tier"] = hit_second_tier;
   summary["ops"] = w.ops;
   summary["requests"] = requests;
   summary["errors"] = errors.count();
@@ -305,13 +286,14 @@ int Run(BenchEngine& engine, const Flags& flags) {
   if (!flags.Has("db") || !flags.Has("memory") || !flags.Has("config")) {
     Fail(2, "run needs --db DIR, --memory SIZE and --config NAME");
   }
-  c.db = flags.Get("db", "");
+  c.open.path = flags.Get("db", "");
   c.name = flags.Get("config", "");
-  c.layout = ReadLayout(c.db, ProgramName());
-  c.memory = ParseMemory(engine, flags);
-  c.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
-  StaticAppBytes(c.name, c.memory, engine.default_ma_bytes(c.memory));  // validates the name
-  c.budget = ParseBudget(engine, flags);
+  c.layout = ReadLayout(c.open.path, ProgramName());
+  c.open.memory = ParseMemory(engine, flags);
+  c.open.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
+  // Validates the name.
+  StaticAppBytes(c.name, c.open.memory, engine.default_ma_bytes(c.open.memory));
+  c.open.budget = ParseBudget(engine, flags);
   if (flags.Has("phases") && flags.Has("workload")) Fail(2, "give --workload or --phases, not both");
   c.phases = flags.Has("phases") ? ParsePhases(flags.Get("phases", ""))
                                  : std::vector<Phase>{{flags.Get("workload", "uniform"), 0, 0}};
@@ -333,35 +315,37 @@ int Run(BenchEngine& engine, const Flags& flags) {
   if (c.interval_s <= 0) Fail(2, "--interval must be positive");
   c.threads = ParseThreads(flags);
   c.overwrite = ParseFraction(flags.Get("overwrite", "0"), "--overwrite", true, true);
-  c.device_latency_ns = static_cast<uint64_t>(
+  c.open.device_latency_ns = static_cast<uint64_t>(
       ParseSeconds(flags.Get("device-latency", "0"), "--device-latency") * 1e9);
   c.seed = ParseCount(flags.Get("seed", "1"), "--seed");
   c.progress = flags.Has("progress");
   if (flags.Has("app-cache-overhead")) {
-    c.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
+    c.open.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
   }
-  if (!engine.NeedsCgroup(c.budget)) {
+  if (!engine.NeedsCgroup(c.open.budget)) {
     InterruptGuard guard;
     return RunBody(engine, c);
   }
   std::unique_ptr<ChildCgroup> cgroup;
   try {
-    cgroup = MakeBenchCgroup(c.memory + c.reserve);
+    cgroup = MakeBenchCgroup(c.open.memory + c.open.reserve);
   } catch (const CgroupError& e) {
     const std::string fallback = engine.FallbackBudget();
     if (!flags.Has("allow-fallback") || fallback.empty()) {
-      Fail(2, "cannot make a memory cgroup for the " + c.budget + " budget (" + e.what() +
+      Fail(2, "cannot make a memory cgroup for the " + c.open.budget + " budget (" +
+                  e.what() +
                   "); run as root" + (fallback.empty() ? "" : ", or use --budget " + fallback +
                                                                ", or add --allow-fallback"));
     }
     std::fprintf(stderr, "%s: note: no memory cgroup (%s); falling back to the %s budget\n",
                  ProgramName().c_str(), e.what(), fallback.c_str());
-    c.budget = fallback;
+    c.open.budget = fallback;
     InterruptGuard guard;
     return RunBody(engine, c);
   }
-  c.in_cgroup = true;
-  return RunInBenchCgroup(std::move(cgroup), c.db, [&] { return RunBody(engine, c); });
+  c.open.in_cgroup = true;
+  return RunInBenchCgroup(std::move(cgroup), c.open.path,
+                          [&] { return RunBody(engine, c); });
 }
 
 }  // namespace symbiosis::bench
