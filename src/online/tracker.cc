@@ -293,6 +293,11 @@ void Tracker::OnStableWindow(const WindowRatios& m) {
 // after a round that measured the M_a it left is compared with that measure,
 // and a change beyond the threshold starts a round. Once: that round's own
 // measures are not checked, so caches still warming cannot chain rounds.
+// Its round keeps the current split, even on a rise: the measure compared
+// was taken at a split the round or its trials measured against the one
+// they left, in caches still filling after the move, so the difference
+// mixes their warm-up with a change, and a reset would undo a measured
+// move on it (docs/decisions/change-detection.md).
 bool Tracker::CheckAfterRound() {
   if (!after_round_) return false;
   const WindowRatios after = *after_round_;
@@ -305,7 +310,7 @@ bool Tracker::CheckAfterRound() {
   StartRound(std::string("L_e ") + (rose ? "rose" : "fell") +
                  Format(" from %.3g, measured by the last round at this M_a, to %.3g", measured,
                         reference),
-             rose);
+             /*reset=*/false);
   check_after_round_ = false;
   return true;
 }
@@ -412,7 +417,7 @@ bool Tracker::RoseAboveReference(const WindowRatios& m) const {
   return Latency(m) > Latency(*reference) && Changed(m, *reference);
 }
 
-void Tracker::StartRound(const std::string& trigger, bool rose) {
+void Tracker::StartRound(const std::string& trigger, bool reset) {
   if (state_ != ControllerState::kAdapting) {  // not a restart: the split it may move from
     pre_round_ma_ = target_;
     EventTotals sum;
@@ -428,7 +433,7 @@ void Tracker::StartRound(const std::string& trigger, bool rose) {
   round_.start_access = now_;
   round_.trigger = trigger;
   const uint64_t reset_bytes = std::max(config_.default_ma_bytes, floor_bytes_);
-  if (rose && config_.reset_on_rise && target_ > reset_bytes) {
+  if (reset && config_.reset_on_rise && target_ > reset_bytes) {
     round_.reset = true;
     SetTarget(reset_bytes);
   }

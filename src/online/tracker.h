@@ -112,7 +112,8 @@ class Tracker {
   void UpdateProbe(const EventTotals& window);
   void StartProbeStretch();
   void OnRoundWindow(const WindowRatios& m);
-  void StartRound(const std::string& trigger, bool rose);
+  // `reset`: the reset policy applies (L_e rose in Stable or in a round).
+  void StartRound(const std::string& trigger, bool reset);
   void FinishRound();
   // `rose`: L_e rose beyond the change threshold (the restart resets).
   void AbandonRound(const std::string& reason, bool rose);

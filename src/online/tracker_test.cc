@@ -1730,6 +1730,36 @@ TEST(TrackerTest, AChangeDuringTheTrialsStartsARoundOnceTheyEnd) {
   }
 }
 
+// The round a check after the trials starts keeps the split they kept,
+// though L_e rose: the trials' measure was taken in caches still filling
+// after the move, so a rise against it is no reason to reset. A rise that
+// Stable sees against its own reference still resets.
+TEST(TrackerTest, ARiseAfterTheTrialsKeptASplitStartsARoundWithoutAReset) {
+  for (const bool after_round : {true, false}) {
+    Harness h(TrialConfig());
+    h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
+    h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+    ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+    RunTrialsScaled(h, 40'000, [&] { return h.tracker->ma_bytes() == kM / 8 ? 0.8 : 1.0; });
+    ASSERT_EQ(h.LastRound().decision, "adopted") << h.LastRound().reason;
+    ASSERT_EQ(h.tracker->ma_bytes(), kM / 8);
+    if (!after_round) {  // Stable freezes its reference first; then L_e rises
+      h.Run(10'000, kFourThreadsHa, kFourThreadsHk);
+      ASSERT_EQ(h.sim.begins, 1) << h.LastRound().trigger;
+      ASSERT_EQ(h.tracker->state(), ControllerState::kStable);
+    }
+    // The data set grew: more misses, and more of them device reads.
+    h.Run(30'000, kFourThreadsHa - 0.2, 0.9);
+    ASSERT_EQ(h.sim.begins, 2);
+    const RoundStats& r = h.LastRound();
+    EXPECT_NE(r.trigger.find("rose from"), std::string::npos) << r.trigger;
+    EXPECT_EQ(r.trigger.find("measured by the last round") != std::string::npos, after_round)
+        << r.trigger;
+    EXPECT_EQ(r.reset, !after_round) << r.trigger;
+    EXPECT_EQ(h.tracker->ma_bytes(), after_round ? kM / 8 : 8 * kMiB);
+  }
+}
+
 // The machine's speed drifts while the trials run: each candidate is
 // compared with the current M_a measured before and after the trials,
 // interpolated to its own time. The process slows by a fifth over the
