@@ -980,6 +980,20 @@ void RunTrialsScaled(Harness& h, uint64_t limit, const std::function<double()>& 
   h.Run(5'000, kFourThreadsHa, kFourThreadsHk);  // the last move
 }
 
+// Runs until Stable (or `limit` accesses), the engine timed by
+// `timing_at(applied M_a)` chunk by chunk; `watch`, if set, sees the
+// Tracker before each chunk.
+void RunUntilStable(Harness& h, uint64_t limit,
+                    const std::function<Harness::Timing(uint64_t)>& timing_at,
+                    const std::function<void()>& watch = nullptr) {
+  for (uint64_t n = 0; n < limit && h.tracker->state() != ControllerState::kStable;
+       n += Harness::kChunk) {
+    if (watch) watch();
+    h.timing = timing_at(h.tracker->ma_bytes());
+    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+  }
+}
+
 // The same engine where a candidate runs faster than the model says: 4.5 us
 // of CPU and 11.5 of run-queue wait per access, 18.25 us of busy thread
 // time with the device wait, 13% below the 21 at 8 MiB: less than the
@@ -1200,11 +1214,9 @@ TEST(TrackerTest, ASplitSlowerByTheWallClockIsNeitherKeptNorLeftInPlace) {
   h.ScriptCandidates({0.6, 0.3, 0.1, 0.07}, {0.01, 0.03, 0.05, 0.06}, 0.3, 0.1);
   h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
   ASSERT_EQ(h.LastRound().adopted_ma_bytes, kM * 2 / 8) << h.LastRound().reason;
-  for (uint64_t n = 0; n < 50'000 && h.tracker->state() != ControllerState::kStable;
-       n += Harness::kChunk) {
-    h.timing = h.tracker->ma_bytes() == kM * 2 / 8 ? sleeping : kFourThreadsOnOneCpu;
-    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
-  }
+  RunUntilStable(h, 50'000, [&](uint64_t ma) {
+    return ma == kM * 2 / 8 ? sleeping : kFourThreadsOnOneCpu;
+  });
   const RoundStats& r = h.LastRound();
   const VerificationStats& v = r.verification;
   ASSERT_TRUE(v.checked) << r.reason;
@@ -1507,14 +1519,16 @@ TEST(TrackerTest, EveryModelAdoptionIsVerifiedAndUndoneIfItMeasuresSlower) {
     ASSERT_EQ(h.LastRound().adopted_ma_bytes, kM * 2 / 8);
     EXPECT_EQ(h.tracker->state(), ControllerState::kVerifying);
     bool measured_old_again = false;
-    for (uint64_t n = 0; n < 50'000 && h.tracker->state() != ControllerState::kStable;
-         n += Harness::kChunk) {
-      const bool at_new = h.tracker->ma_bytes() == kM * 2 / 8;
-      measured_old_again |= h.tracker->state() == ControllerState::kVerifying &&
-                            h.tracker->target_ma_bytes() == 8 * kMiB;
-      h.timing = at_new ? (faster ? FasterThanModelled() : slower) : kFourThreadsOnOneCpu;
-      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
-    }
+    RunUntilStable(
+        h, 50'000,
+        [&](uint64_t ma) {
+          if (ma != kM * 2 / 8) return kFourThreadsOnOneCpu;
+          return faster ? FasterThanModelled() : slower;
+        },
+        [&] {
+          measured_old_again |= h.tracker->state() == ControllerState::kVerifying &&
+                                h.tracker->target_ma_bytes() == 8 * kMiB;
+        });
     const RoundStats first = h.LastRound();
     const VerificationStats& v = first.verification;
     ASSERT_TRUE(v.checked) << first.reason;
@@ -1578,14 +1592,12 @@ TEST(TrackerTest, AVerifiedMoveThatGainedTriesTheEndOfItsDirection) {
     const Harness::Timing at_new = FasterThanModelled(k == kNoGain ? 1.14 : 1);
     const Harness::Timing at_end = k == kEndFaster ? FasterThanModelled(0.8) : kFourThreadsOnOneCpu;
     bool tried_end = false;
-    for (uint64_t n = 0; n < 80'000 && h.tracker->state() != ControllerState::kStable;
-         n += Harness::kChunk) {
-      tried_end |= h.tracker->target_ma_bytes() == kM;
-      h.timing = h.tracker->ma_bytes() == kM          ? at_end
-                 : h.tracker->ma_bytes() == kM * 2 / 8 ? at_new
-                                                        : kFourThreadsOnOneCpu;
-      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
-    }
+    RunUntilStable(
+        h, 80'000,
+        [&](uint64_t ma) {
+          return ma == kM ? at_end : ma == kM * 2 / 8 ? at_new : kFourThreadsOnOneCpu;
+        },
+        [&] { tried_end |= h.tracker->target_ma_bytes() == kM; });
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(h.tracker->state(), ControllerState::kStable) << r.reason;
     EXPECT_TRUE(r.verification.checked) << r.reason;
@@ -1626,14 +1638,12 @@ TEST(TrackerTest, ATrialsKeepTriesTheEndOfItsDirection) {
     const Harness::Timing at_kept = FasterThanModelled();
     const Harness::Timing at_end = k == kEndFaster ? FasterThanModelled(0.8) : kFourThreadsOnOneCpu;
     bool tried_end = false;
-    for (uint64_t n = 0; n < 80'000 && h.tracker->state() != ControllerState::kStable;
-         n += Harness::kChunk) {
-      tried_end |= h.tracker->target_ma_bytes() == kM;
-      h.timing = h.tracker->ma_bytes() == kM       ? at_end
-                 : h.tracker->ma_bytes() == kM / 8 ? at_kept
-                                                    : kFourThreadsOnOneCpu;
-      h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
-    }
+    RunUntilStable(
+        h, 80'000,
+        [&](uint64_t ma) {
+          return ma == kM ? at_end : ma == kM / 8 ? at_kept : kFourThreadsOnOneCpu;
+        },
+        [&] { tried_end |= h.tracker->target_ma_bytes() == kM; });
     const RoundStats& r = h.LastRound();
     ASSERT_EQ(h.tracker->state(), ControllerState::kStable) << r.reason;
     ASSERT_GE(r.trials.size(), 1u) << r.reason;
