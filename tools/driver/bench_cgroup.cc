@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <string>
 
 #include "driver/flags.h"
 
@@ -21,8 +23,9 @@ void DropFromPageCache(const std::string& db) {
   }
 }
 
-}  // namespace
-
+// A cgroup of `limit` bytes for this run, under this process's own. First
+// removes the cgroups of runs that were killed with SIGKILL. Throws
+// CgroupError.
 std::unique_ptr<ChildCgroup> MakeBenchCgroup(uint64_t limit) {
   const MemoryCgroup parent = DetectMemoryCgroup();
   const std::string prefix = "symbiosis-bench-";
@@ -33,6 +36,9 @@ std::unique_ptr<ChildCgroup> MakeBenchCgroup(uint64_t limit) {
   return ChildCgroup::Create(parent, prefix + std::to_string(getpid()), limit);
 }
 
+// Runs `body` in a forked child inside `cgroup`, after the pages of the
+// files in `db` are dropped from the page cache, with Ctrl-C (and the other
+// guarded signals) removing the cgroup. Returns `body`'s status.
 int RunInBenchCgroup(std::unique_ptr<ChildCgroup> cgroup, const std::string& db,
                      const std::function<int()>& body) {
   DropFromPageCache(db);
@@ -43,6 +49,27 @@ int RunInBenchCgroup(std::unique_ptr<ChildCgroup> cgroup, const std::string& db,
     cgroup.reset();  // Fail exits without unwinding the stack
     Fail(130, std::string("interrupted: ") + e.what() + "; the cgroup was removed");
   }
+}
+
+}  // namespace
+
+int RunUnderBudget(bool needs_cgroup, OpenRequest* open,
+                   const std::function<void(const CgroupError&)>& no_cgroup,
+                   const std::function<int()>& body) {
+  std::unique_ptr<ChildCgroup> cgroup;
+  if (needs_cgroup) {
+    try {
+      cgroup = MakeBenchCgroup(open->memory + open->reserve);
+    } catch (const CgroupError& e) {
+      no_cgroup(e);
+    }
+  }
+  if (!cgroup) {
+    InterruptGuard guard;
+    return body();
+  }
+  open->in_cgroup = true;
+  return RunInBenchCgroup(std::move(cgroup), open->path, body);
 }
 
 }  // namespace symbiosis::bench

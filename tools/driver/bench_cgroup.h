@@ -6,25 +6,21 @@
 #ifndef SYMBIOSIS_TOOLS_DRIVER_BENCH_CGROUP_H_
 #define SYMBIOSIS_TOOLS_DRIVER_BENCH_CGROUP_H_
 
-#include <cstdint>
 #include <functional>
-#include <memory>
-#include <string>
 
+#include "driver/driver.h"
 #include "symbiosis/cgroup.h"
 
 namespace symbiosis::bench {
 
-// A cgroup of `limit` bytes for this run, under this process's own. First
-// removes the cgroups of runs that were killed with SIGKILL. Throws
-// CgroupError.
-std::unique_ptr<ChildCgroup> MakeBenchCgroup(uint64_t limit);
-
-// Runs `body` in a forked child inside `cgroup`, after the pages of the
-// files in `db` are dropped from the page cache, with Ctrl-C (and the other
-// guarded signals) removing the cgroup. Returns `body`'s status.
-int RunInBenchCgroup(std::unique_ptr<ChildCgroup> cgroup, const std::string& db,
-                     const std::function<int()>& body);
+// Runs `body` under `open`'s budget: in a child cgroup of M + reserve when
+// `needs_cgroup` (then `open->in_cgroup` is set), else in this process with
+// Ctrl-C guarded. Where the cgroup cannot be made, `no_cgroup` either exits
+// with its one-line error or changes `open` to a budget that needs none,
+// which `body` then runs. Returns `body`'s status.
+int RunUnderBudget(bool needs_cgroup, OpenRequest* open,
+                   const std::function<void(const CgroupError&)>& no_cgroup,
+                   const std::function<int()>& body);
 
 }  // namespace symbiosis::bench
 

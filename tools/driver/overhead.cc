@@ -271,20 +271,13 @@ int Overhead(BenchEngine& engine, const Flags& flags) {
     c.open.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
   }
   c.open.reserve = ParseBytes(flags.Get("reserve", "32MiB"), "--reserve");
-  if (!engine.NeedsCgroup(c.open.budget) || flags.Has("no-cgroup")) {
-    InterruptGuard guard;
-    return OverheadBody(engine, c);
-  }
-  std::unique_ptr<ChildCgroup> cgroup;
-  try {
-    cgroup = MakeBenchCgroup(c.open.memory + c.open.reserve);
-  } catch (const CgroupError& e) {
-    Fail(2, "cannot make a memory cgroup for the " + c.open.budget + " budget (" + e.what() +
-                "); run as root, or add --no-cgroup (the page cache then holds the whole DB)");
-  }
-  c.open.in_cgroup = true;
-  return RunInBenchCgroup(std::move(cgroup), c.open.path,
-                          [&] { return OverheadBody(engine, c); });
+  return RunUnderBudget(
+      engine.NeedsCgroup(c.open.budget) && !flags.Has("no-cgroup"), &c.open,
+      [&](const CgroupError& e) {
+        Fail(2, "cannot make a memory cgroup for the " + c.open.budget + " budget (" + e.what() +
+                    "); run as root, or add --no-cgroup (the page cache then holds the whole DB)");
+      },
+      [&] { return OverheadBody(engine, c); });
 }
 
 }  // namespace symbiosis::bench

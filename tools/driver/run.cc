@@ -322,30 +322,21 @@ int Run(BenchEngine& engine, const Flags& flags) {
   if (flags.Has("app-cache-overhead")) {
     c.open.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
   }
-  if (!engine.NeedsCgroup(c.open.budget)) {
-    InterruptGuard guard;
-    return RunBody(engine, c);
-  }
-  std::unique_ptr<ChildCgroup> cgroup;
-  try {
-    cgroup = MakeBenchCgroup(c.open.memory + c.open.reserve);
-  } catch (const CgroupError& e) {
-    const std::string fallback = engine.FallbackBudget();
-    if (!flags.Has("allow-fallback") || fallback.empty()) {
-      Fail(2, "cannot make a memory cgroup for the " + c.open.budget + " budget (" +
-                  e.what() +
-                  "); run as root" + (fallback.empty() ? "" : ", or use --budget " + fallback +
-                                                               ", or add --allow-fallback"));
-    }
-    std::fprintf(stderr, "%s: note: no memory cgroup (%s); falling back to the %s budget\n",
-                 ProgramName().c_str(), e.what(), fallback.c_str());
-    c.open.budget = fallback;
-    InterruptGuard guard;
-    return RunBody(engine, c);
-  }
-  c.open.in_cgroup = true;
-  return RunInBenchCgroup(std::move(cgroup), c.open.path,
-                          [&] { return RunBody(engine, c); });
+  return RunUnderBudget(
+      engine.NeedsCgroup(c.open.budget), &c.open,
+      [&](const CgroupError& e) {
+        const std::string fallback = engine.FallbackBudget();
+        if (!flags.Has("allow-fallback") || fallback.empty()) {
+          Fail(2, "cannot make a memory cgroup for the " + c.open.budget + " budget (" +
+                      e.what() +
+                      "); run as root" + (fallback.empty() ? "" : ", or use --budget " + fallback +
+                                                                   ", or add --allow-fallback"));
+        }
+        std::fprintf(stderr, "%s: note: no memory cgroup (%s); falling back to the %s budget\n",
+                     ProgramName().c_str(), e.what(), fallback.c_str());
+        c.open.budget = fallback;
+      },
+      [&] { return RunBody(engine, c); });
 }
 
 }  // namespace symbiosis::bench
