@@ -45,6 +45,7 @@ void TrialMeasurer::Arrived(uint64_t now) {
   fill_from_ = now;
   fill_blocks_ = 0;
   fill_accesses_ = 0;
+  fill_wall_ns_ = 0;
   fill_reads_ = 0;
 }
 
@@ -73,12 +74,16 @@ void TrialMeasurer::MeasureFrom(uint64_t now) {
 void TrialMeasurer::Settle(const EventTotals& w, uint64_t window_begin, uint64_t now) {
   if (window_begin < fill_from_) return;
   fill_accesses_ += w.accesses;
+  fill_wall_ns_ += w.wall_ns;
   fill_reads_ += CostEstimator::DeviceMisses(w);
-  if (fill_accesses_ < settle_block_) return;
+  const bool block_done = fill_accesses_ >= settle_block_ ||
+                          (min_seconds_ > 0 && fill_wall_ns_ >= min_seconds_ * 1e9);
+  if (!block_done || fill_accesses_ == 0) return;
   const double rate = fill_reads_ / fill_accesses_;
   const bool filling = fill_blocks_ == 0 || rate < (1 - kFillDrop) * fill_rate_;
   fill_rate_ = rate;
   fill_accesses_ = 0;
+  fill_wall_ns_ = 0;
   fill_reads_ = 0;
   if (filling && ++fill_blocks_ < kMaxFillBlocks) return;
   MeasureFrom(now);

@@ -2,7 +2,8 @@
 // (docs/decisions/trial-measure.md, trial-settle.md, trial-noise.md).
 //
 // After a move it waits for the resize to arrive, then settles: windows in
-// blocks of half settle_accesses, at least two, going on while a block's
+// blocks of half settle_accesses or min_seconds (whichever ends first;
+// min_seconds 0: accesses alone), at least two, going on while a block's
 // device reads per access fall by more than kFillDrop from the block
 // before (the caches are still filling), at most kMaxFillBlocks. Then it
 // measures over `windows` windows and at least `min_seconds`: the busy
@@ -90,6 +91,7 @@ class TrialMeasurer {
   uint64_t fill_from_ = 0;
   uint32_t fill_blocks_ = 0;
   uint64_t fill_accesses_ = 0;  // in the block so far
+  uint64_t fill_wall_ns_ = 0;   // its wall time
   double fill_reads_ = 0;       // device reads in it
   double fill_rate_ = 0;        // the last block's device reads per access
 };

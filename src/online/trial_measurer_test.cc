@@ -59,6 +59,33 @@ TEST(TrialMeasurerTest, WaitsForTheMoveThenSettlesWhileTheCachesFill) {
   EXPECT_TRUE(m.AddWindow(Window(1, 140), 1000, at, at + 1000));
 }
 
+// A slow split takes long to serve half settle_accesses; its blocks end
+// at the measure's minimum time too (docs/decisions/trial-settle.md).
+TEST(TrialMeasurerTest, ASettleBlockEndsAtTheMinimumTimeWhereAccessesAreSlow) {
+  TrialMeasurer m(200000, 1, 0.005);  // blocks of 100000 accesses, or 5 ms
+  m.Move();
+  m.Arrived(0);
+  uint64_t at = 0;
+  for (int i = 0; i < 3; ++i) {  // two blocks of two 3 ms windows; the reads stay
+    EXPECT_FALSE(m.AddWindow(Window(3, 100), 1000, at, at + 1000));
+    at += 1000;
+    EXPECT_EQ(m.phase(), Phase::kSettling) << "window " << i;
+  }
+  EXPECT_FALSE(m.AddWindow(Window(3, 100), 1000, at, at + 1000));
+  at += 1000;
+  EXPECT_EQ(m.phase(), Phase::kMeasuring);  // 4000 accesses, not 200000
+  // Where reads keep falling the fill goes on, block by block.
+  TrialMeasurer filling(200000, 1, 0.005);
+  filling.Move();
+  filling.Arrived(0);
+  at = 0;
+  for (const uint64_t reads : {400, 400, 300, 300, 200, 200}) {
+    EXPECT_FALSE(filling.AddWindow(Window(3, reads), 1000, at, at + 1000));
+    at += 1000;
+  }
+  EXPECT_EQ(filling.phase(), Phase::kSettling);
+}
+
 TEST(TrialMeasurerTest, AMeasureLastsItsMinimumTime) {
   TrialMeasurer m(2000, 2, 0.005);  // 5 ms
   m.MeasureFrom(0);
