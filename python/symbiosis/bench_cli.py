@@ -153,7 +153,7 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
                    help="kernel budget: the cgroup holds M + this, for the engine's memory "
                         "outside its caches (heap, memtables, index blocks, the cache's own "
                         "allocator overhead); what that leaves unused, the page cache gets "
-                        "beside M - M_a (default: 32MiB + M/8, "
+                        "beside M - M_a (default: 32MiB + M/8, with --overwrite 48MiB + M/6, "
                         "docs/decisions/bench-reserve.md)")
     p.add_argument("--allocator", choices=("system", "jemalloc"), default=BENCH_ALLOCATOR[engine],
                    help="the malloc of every run: the system's (glibc) or jemalloc, "
@@ -417,11 +417,15 @@ def allocator_library(allocator: str) -> Optional[str]:
     return library
 
 
-def default_reserve(memory: int) -> int:
+def default_reserve(memory: int, writes: bool) -> int:
     """The kernel budget's room beside M for the engine's memory outside its
-    caches: a fixed part (memtables, table handles, threads) and a part that
-    grows with the cache an engine may be given, up to M (allocator headers
-    and per-entry metadata: docs/decisions/bench-reserve.md)."""
+    caches: a fixed part (table handles, threads; memtables where the
+    workload writes) and a part that grows with the cache an engine may be
+    given, up to M (allocator headers and per-entry metadata; dirty pages a
+    WiredTiger cache holds beyond its size where it writes):
+    docs/decisions/bench-reserve.md."""
+    if writes:
+        return (48 << 20) + memory // 6
     return (32 << 20) + memory // 8
 
 
@@ -433,7 +437,8 @@ def run_flags(args, memory: int) -> Dict[str, str]:
         "warmup": args.warmup, "budget": args.budget,
         "device-latency": getattr(args, "device_latency", "0us"),
         "overwrite": str(args.overwrite), "seed": str(args.seed),
-        "reserve": str(args.reserve if args.reserve is not None else default_reserve(memory))}
+        "reserve": str(args.reserve if args.reserve is not None
+                       else default_reserve(memory, args.overwrite > 0))}
     phases_counted = bool(args.phases) and all(
         "*" in part for part in args.phases.split(";") if part.strip())
     if args.ops:
