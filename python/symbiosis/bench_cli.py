@@ -423,10 +423,9 @@ def default_reserve(memory: int, writes: bool) -> int:
     workload writes) and a part that grows with the cache an engine may be
     given, up to M (allocator headers and per-entry metadata; dirty pages a
     WiredTiger cache holds beyond its size where it writes):
-    docs/decisions/bench-reserve.md."""
-    if writes:
-        return (48 << 20) + memory // 6
-    return (32 << 20) + memory // 8
+    docs/decisions/bench-reserve.md. Whole MiB, rounded up."""
+    reserve = (48 << 20) + memory // 6 if writes else (32 << 20) + memory // 8
+    return -(-reserve // (1 << 20)) << 20
 
 
 def run_flags(args, memory: int) -> Dict[str, str]:

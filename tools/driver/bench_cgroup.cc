@@ -58,6 +58,11 @@ int RunUnderBudget(bool needs_cgroup, OpenRequest* open,
                    const std::function<int()>& body) {
   std::unique_ptr<ChildCgroup> cgroup;
   if (needs_cgroup) {
+    // The kernel rounds a cgroup's limit down to a page, and the engine's
+    // budget is that limit less the reserve: the reserve takes the
+    // rounding up, so that the budget stays M.
+    constexpr uint64_t kPage = 4096;
+    open->reserve = (open->memory + open->reserve + kPage - 1) / kPage * kPage - open->memory;
     try {
       cgroup = MakeBenchCgroup(open->memory + open->reserve);
     } catch (const CgroupError& e) {
