@@ -43,6 +43,14 @@ class MrcBuilder {
   // REQUIRES: 0 < size in bytes mode (objects mode ignores sizes).
   virtual void Access(uint64_t key, uint32_t size) = 0;
 
+  // The same request at `time_us` on the trace's clock, for methods whose
+  // cache keeps time (Redis's LRU clock: redis_cache.h); the others
+  // ignore it. REQUIRES: times do not decrease.
+  virtual void AccessAt(uint64_t key, uint32_t size, uint64_t time_us) {
+    (void)time_us;
+    Access(key, size);
+  }
+
   // The curve at `sizes`, for the requests so far; may be called again
   // after more requests. REQUIRES: sizes ascending, each > 0.
   virtual MissRatioCurve Curve(const std::vector<uint64_t>& sizes) = 0;

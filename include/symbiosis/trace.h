@@ -4,8 +4,9 @@
 // buffer of about a MiB ("-" reads standard input, e.g. from zstd -dc).
 //
 // Formats:
-//   oracleGeneral  packed little-endian 24-byte records: uint32 clock_time,
-//                  uint64 obj_id (the key), uint32 obj_size (the size),
+//   oracleGeneral  packed little-endian 24-byte records: uint32 clock_time
+//                  (the time, in seconds), uint64 obj_id (the key), uint32
+//                  obj_size (the size),
 //                  int64 next_access_vtime (-1 = never again). A file whose
 //                  size is not a multiple of 24, or a next_access_vtime that
 //                  is neither -1 nor in the future, is an error.
@@ -13,11 +14,13 @@
 //                  trimmed of blanks; a field wrapped in double quotes loses
 //                  them (quoted delimiters are not supported). Numeric keys
 //                  are unsigned 64-bit decimals; string keys (key_type=string)
-//                  are hashed to 64 bits.
+//                  are hashed to 64 bits. An optional time column holds
+//                  unsigned decimals in time_unit (s, ms or us).
 //   txt            one unsigned 64-bit decimal key per line; size is 0.
 //   rocksdb        block_cache_trace_analyzer's human-readable trace: no
 //                  header, 21 comma-separated fields per access; the key is
-//                  field 2 (block id), the size field 4 (block size).
+//                  field 2 (block id), the size field 4 (block size), the
+//                  time field 1 (microseconds).
 // In csv and txt, lines that are empty or only blanks are skipped and are
 // not records; "\r\n" line ends and a missing final newline are accepted.
 //
@@ -39,7 +42,8 @@ namespace symbiosis {
 
 struct TraceRecord {
   uint64_t key = 0;
-  uint32_t size = 0;  // bytes; 0 when the format has no size
+  uint32_t size = 0;     // bytes; 0 when the format has no size
+  uint64_t time_us = 0;  // on the trace's clock; 0 when the format has no time
 };
 
 enum class TraceFormat { kOracleGeneral, kCsv, kText, kRocksDbBlockCache };
@@ -47,6 +51,8 @@ enum class TraceFormat { kOracleGeneral, kCsv, kText, kRocksDbBlockCache };
 struct CsvColumns {
   uint32_t key = 1;    // 1-based column numbers; 0 = absent
   uint32_t size = 0;
+  uint32_t time = 0;
+  uint64_t time_unit_us = 1'000'000;  // one unit of the time column
   char delimiter = ',';
   bool has_header = false;
   bool key_is_numeric = true;  // otherwise keys are hashed strings
@@ -58,6 +64,9 @@ struct TraceOptions {
   uint64_t max_records = 0;  // 0 = all
 };
 
+// Whether records of this format (and column map) carry their times.
+bool TraceHasTimes(const TraceOptions& options);
+
 // "oracleGeneral" (or "oracle"), "csv", "txt" (or "text"), "rocksdb", any
 // case.
 // Throws InputError.
@@ -67,6 +76,8 @@ TraceFormat ParseTraceFormat(std::string_view name);
 // any order; absent fields keep the CsvColumns defaults ("" = defaults).
 //   key=N          1-based key column (N >= 1)
 //   size=N         1-based size column; 0 = none
+//   time=N         1-based time column; 0 = none
+//   time_unit=s|ms|us  the time column's unit (default s)
 //   delimiter=D    comma|tab|space|semicolon|pipe, a quoted character
 //                  (',' or ","), or one literal character, which may be the
 //                  comma itself: "key=5,delimiter=,,header=1"
@@ -108,7 +119,8 @@ std::vector<TraceRecord> ReadTrace(const std::string& path,
 // Writes records in oracleGeneral format, for tests and benchmarks:
 // next_access_vtime is the 1-based position of the next request for the
 // same key (-1 when none), as libCacheSim writes it; clock_time is the
-// record's 0-based position. Throws InputError if the file cannot be written.
+// record's time in whole seconds. Throws InputError if the file cannot be
+// written.
 void WriteOracleGeneral(const std::string& path,
                         const std::vector<TraceRecord>& records);
 

@@ -1,7 +1,7 @@
 // TraceMrc: the miss-ratio curve of a trace file by any MrcBuilder, as the
 // `symbiosis mrc` command runs it: the trace streams through the builder
-// once (twice for the K-LRU simulator without given sizes: a first pass
-// finds the working set the sizes are spread over).
+// once (twice for the K-LRU simulator and the Redis model without given
+// sizes: a first pass finds the working set the sizes are spread over).
 
 #ifndef SYMBIOSIS_TRACE_MRC_H_
 #define SYMBIOSIS_TRACE_MRC_H_
@@ -16,9 +16,9 @@
 
 namespace symbiosis {
 
-enum class MrcAlgorithm { kLru, kShards, kKrr, kKLruSim };
+enum class MrcAlgorithm { kLru, kShards, kKrr, kKLruSim, kRedis };
 
-// "lru", "shards", "krr", "klru-sim". Throws InputError.
+// "lru", "shards", "krr", "klru-sim", "redis". Throws InputError.
 MrcAlgorithm ParseMrcAlgorithm(const std::string& name);
 
 struct TraceMrcOptions {
@@ -30,10 +30,15 @@ struct TraceMrcOptions {
   double rate = 0;        // sampling rate; 0: 0.01 for shards, 1 for krr
   uint64_t max_keys = 0;  // shards: fixed size
   uint64_t min_keys = 0;  // shards, krr: a floor on the sampled keys (sample_threshold.h)
-  uint32_t k = 5;         // krr, klru-sim
+  uint32_t k = 5;         // krr, klru-sim; redis: maxmemory-samples
   double k_exponent = 1.4;     // krr
   uint32_t pool_size = 0;      // klru-sim: Redis's eviction pool (16), 0: none
   bool with_replacement = true;  // klru-sim
+  // redis: requests per second, replacing the trace's times (0: the
+  // trace's own, which it must have), and the key names' length in bytes
+  // (redis_cache.h).
+  double request_rate = 0;
+  uint32_t key_bytes = 16;
   uint64_t seed = 1;
 };
 
@@ -52,8 +57,8 @@ using TraceMrcProgress =
 
 // Throws InputError: the trace's (see trace.h), bad options, sizes zero
 // or not ascending, sizes beyond the working set (by more than 10% when
-// it is estimated from a sample), or a bytes curve of a trace without
-// sizes.
+// it is estimated from a sample), a bytes curve of a trace without
+// sizes, or the Redis model of a trace without times and no rate.
 TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
                         const TraceMrcOptions& options, const TraceMrcProgress& progress = {});
 

@@ -195,7 +195,7 @@ py::dict Mrc(const std::string& path, const std::string& format, const std::stri
              uint64_t max_records, const std::string& algorithm, bool bytes,
              const std::vector<uint64_t>& sizes, size_t points, double rate, uint64_t max_keys,
              uint64_t min_keys, uint32_t k, double k_exponent, uint32_t pool_size, bool with_replacement,
-             uint64_t seed, bool progress) {
+             double request_rate, uint32_t key_bytes, uint64_t seed, bool progress) {
   const TraceOptions trace = ParseTraceOptions(format, columns, max_records);
   TraceMrcOptions o;
   o.algorithm = ParseMrcAlgorithm(algorithm);
@@ -209,6 +209,8 @@ py::dict Mrc(const std::string& path, const std::string& format, const std::stri
   o.k_exponent = k_exponent;
   o.pool_size = pool_size;
   o.with_replacement = with_replacement;
+  o.request_rate = request_rate;
+  o.key_bytes = key_bytes;
   o.seed = seed;
   TraceMrcResult r;
   {
@@ -300,7 +302,7 @@ PYBIND11_MODULE(_native, m) {
         py::arg("max_records"), py::arg("algorithm"), py::arg("bytes"), py::arg("sizes"),
         py::arg("points"), py::arg("rate"), py::arg("max_keys"), py::arg("min_keys"), py::arg("k"),
         py::arg("k_exponent"), py::arg("pool_size"), py::arg("with_replacement"),
-        py::arg("seed"), py::arg("progress"),
+        py::arg("request_rate"), py::arg("key_bytes"), py::arg("seed"), py::arg("progress"),
         "The miss-ratio curve of a trace file (see trace_mrc.h): a dict with sizes, "
         "miss_ratios (byte_miss_ratios in bytes mode), requests, sampled_requests, "
         "sample_rate, working_set, memory_bytes and seconds.");

@@ -25,7 +25,7 @@ from symbiosis import converters as cv
 from symbiosis.outputs import OutputFiles, json_writer
 from symbiosis.units import format_bytes, parse_bytes, parse_count
 
-ALGORITHMS = ("lru", "shards", "krr", "klru-sim")
+ALGORITHMS = ("lru", "shards", "krr", "klru-sim", "redis")
 # A sample's error falls as 1/sqrt(its keys): at R = 0.01 the 48,974
 # objects of the CloudPhysics trace left ~490 keys and errors of
 # 0.005-0.025; at 8,192 keys and more, under 0.004 (docs/mrc.md).
@@ -72,6 +72,7 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
                      rate: Optional[float] = None, max_keys: int = 0,
                      min_keys: int = DEFAULT_MIN_KEYS, k: int = 5,
                      k_exponent: float = 1.4, pool: int = 0, with_replacement: bool = True,
+                     request_rate: float = 0.0, key_bytes: int = 16,
                      seed: int = 1, max_records: int = 0, progress: bool = False) -> MrcCurve:
     """The miss-ratio curve of `trace` by `algo`.
 
@@ -85,7 +86,13 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
     ``rate``); ``max_keys`` makes SHARDS fixed-size instead. The curve's
     ``sample_rate`` is the rate reached. ``k`` is K-LRU's sample size,
     ``k_exponent`` KRR's correction K' = K^k_exponent, ``pool`` the K-LRU
-    simulator's Redis eviction pool (16 in Redis; 0 none). Raises
+    simulator's Redis eviction pool (16 in Redis; 0 none).
+
+    ``redis`` models a real redis-server 7.0 under allkeys-lru
+    (redis_cache.h): ``k`` is its maxmemory-samples; its LRU clock takes
+    each request's time from the trace, or from ``request_rate`` requests
+    per second when given; in bytes a size is maxmemory less the empty
+    server's used_memory, and ``key_bytes`` the key names' length. Raises
     ``_native.InputError`` with a one-line message for bad input.
     """
     if algo not in ALGORITHMS:
@@ -95,9 +102,9 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
     d = _native.mrc(trace, format, columns, max_records, algo, bytes,
                     [int(s) for s in sizes] if sizes else [], points,
                     rate if rate is not None else 0.0, max_keys, min_keys, k, k_exponent, pool,
-                    with_replacement, seed, progress)
+                    with_replacement, request_rate, key_bytes, seed, progress)
     parameters: Dict[str, object] = {}
-    if algo in ("krr", "klru-sim"):
+    if algo in ("krr", "klru-sim", "redis"):
         parameters["k"] = k
     if algo == "krr":
         parameters["k_exponent"] = k_exponent
@@ -109,6 +116,10 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
         parameters["min_keys"] = min_keys
     if algo == "klru-sim":
         parameters.update(pool=pool, with_replacement=with_replacement)
+    if algo == "redis":
+        parameters["request_rate"] = request_rate
+        if bytes:
+            parameters["key_bytes"] = key_bytes
     if algo != "lru":
         parameters["seed"] = seed
     return MrcCurve(
@@ -130,8 +141,8 @@ def mean_absolute_error(a: MrcCurve, b: MrcCurve) -> float:
 
 def _label(c: MrcCurve) -> str:
     p = c.parameters
-    text = {"lru": "exact LRU", "shards": "SHARDS", "krr": "KRR", "klru-sim": "K-LRU simulator"}[
-        c.algorithm]
+    text = {"lru": "exact LRU", "shards": "SHARDS", "krr": "KRR", "klru-sim": "K-LRU simulator",
+            "redis": "Redis 7.0 model"}[c.algorithm]
     if "k" in p:
         text += f", K={p['k']}"
     if c.algorithm == "shards":
@@ -177,8 +188,8 @@ def plot_mrc(curves: Sequence[MrcCurve], path: str, title: str) -> None:
 MRC_DESCRIPTION = """\
 Miss-ratio curves of a trace: for each cache size, the fraction of requests
 a cache of that size would miss. The trace streams through once (twice for
-klru-sim without --sizes), so a 100 GB trace needs no more memory than its
-working set, or its sample's.
+klru-sim and redis without --sizes), so a 100 GB trace needs no more memory
+than its working set, or its sample's.
 
   lru       exact LRU, every size from one pass (Mattson's stack algorithm)
   shards    LRU from a spatial sample of the keys (SHARDS, FAST '15): --rate
@@ -188,6 +199,12 @@ working set, or its sample's.
             samples keys as SHARDS does
   klru-sim  the K-LRU cache simulated at each size: the ground truth for krr
             (--pool 16 for Redis's eviction pool)
+  redis     a real redis-server 7.0 under allkeys-lru, modelled at each size
+            as it evicts: K = maxmemory-samples, a 16-entry pool, keys drawn
+            from neighbouring hash buckets, an LRU clock that ticks once a
+            second (request times from the trace, or --request-rate), and
+            in --bytes the server's own memory per key (sizes are maxmemory
+            less the empty server's used_memory; --key-bytes)
 
 A sample keeps at least --min-keys keys (default 8,192): a trace too small
 for --rate is sampled at a higher rate, since a sample's error grows as its
@@ -205,16 +222,19 @@ examples:
   symbiosis mrc --trace cloudPhysicsIO.csv --format csv --columns key=5,size=4,header=1 \\
       --bytes --sizes 16MiB,64MiB,256MiB
   zstd -dc big.oracleGeneral.zst | symbiosis mrc --trace - --algo shards
+  symbiosis mrc --trace t.bin --algo redis --k 5 --bytes --key-bytes 16 --plot redis.png
 
 trace formats: oracleGeneral (libCacheSim's binary), csv with a column map
-(key=N,size=N,delimiter=D,header=1,key_type=string), txt (one key per line),
-rocksdb (block_cache_trace_analyzer's human-readable trace).
+(key=N,size=N,time=N,time_unit=s|ms|us,delimiter=D,header=1,key_type=string),
+txt (one key per line), rocksdb (block_cache_trace_analyzer's human-readable
+trace). oracleGeneral's times are seconds; rocksdb's microseconds.
 """
 
 
 def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
     """Adds `symbiosis mrc` to the CLI's subcommands."""
-    p = sub.add_parser("mrc", help="miss-ratio curves of a trace: exact LRU, SHARDS, KRR (K-LRU)",
+    p = sub.add_parser("mrc", help="miss-ratio curves of a trace: exact LRU, SHARDS, KRR (K-LRU), "
+                                   "a Redis model",
                        description=MRC_DESCRIPTION, epilog=MRC_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trace", required=True, help="trace file ('-': standard input)")
@@ -224,9 +244,11 @@ def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-records", type=cv.count("--max-records"), default=0,
                    help="read at most this many records (default: all)")
     p.add_argument("--algo", default="lru",
-                   help="lru, shards, krr or klru-sim; several comma-separated (default: lru)")
+                   help="lru, shards, krr, klru-sim or redis; several comma-separated "
+                        "(default: lru)")
     p.add_argument("--k", type=cv.positive_int("--k", 1 << 16), default=5,
-                   help="K-LRU's keys drawn per eviction (krr, klru-sim; default: 5, Redis's)")
+                   help="K-LRU's keys drawn per eviction (krr, klru-sim; redis: "
+                        "maxmemory-samples, at most 64; default: 5, Redis's)")
     p.add_argument("--bytes", action="store_true",
                    help="count cache sizes in bytes (the trace's sizes) and add the byte miss "
                         "ratio; default: in objects")
@@ -249,6 +271,13 @@ def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
                    help="klru-sim: Redis's eviction pool size (Redis: 16; default: 0, none)")
     p.add_argument("--without-replacement", action="store_true",
                    help="klru-sim: draw K distinct keys (default: with replacement)")
+    p.add_argument("--request-rate", default=None,
+                   type=cv.number_in("--request-rate", 0, 1e9, True, False, "20000"),
+                   help="redis: the requests come at this many a second (the i-th at i/rate "
+                        "s), replacing the trace's times; needed for a trace without times")
+    p.add_argument("--key-bytes", type=cv.int_in("--key-bytes", 1, 512), default=16,
+                   help="redis --bytes: the length of the key names the server holds "
+                        "(default: 16)")
     p.add_argument("--seed", type=cv.seed, default=1, help="random seed (default: 1)")
     p.add_argument("--json", default=None, help="write the curve(s) as JSON")
     p.add_argument("--plot", type=cv.plot_path, default=None,
@@ -267,7 +296,7 @@ def _parse_sizes(text: str, bytes_mode: bool) -> List[int]:
 def _algorithms(text: str) -> List[str]:
     algos = [a.strip() for a in text.split(",") if a.strip()]
     if not algos:
-        raise _native.InputError("--algo: give lru, shards, krr or klru-sim")
+        raise _native.InputError("--algo: give lru, shards, krr, klru-sim or redis")
     for a in algos:
         if a not in ALGORITHMS:
             raise _native.InputError(f"--algo: unknown algorithm '{a}'; use "
@@ -287,9 +316,13 @@ def cmd_mrc(args: argparse.Namespace) -> int:
         raise _native.InputError(f"--k-exponent: {args.k_exponent:g} is outside (0, 4]; the "
                                  "paper's correction is 1.4")
     sizes = _parse_sizes(args.sizes, args.bytes)
-    if "klru-sim" in algos and len(sizes or range(args.points)) > cv.MAX_POINTS:
+    if "redis" in algos and args.bytes and len(algos) > 1:
+        raise _native.InputError("--algo redis --bytes counts the server's memory, not the "
+                                 "trace's sizes the others count; run redis alone in bytes")
+    simulated = [a for a in algos if a in ("klru-sim", "redis")]
+    if simulated and len(sizes or range(args.points)) > cv.MAX_POINTS:
         # Each size is a cache simulated over the whole trace.
-        raise _native.InputError(f"klru-sim simulates a cache per size: "
+        raise _native.InputError(f"{simulated[0]} simulates a cache per size: "
                                  f"{len(sizes or range(args.points))} sizes are more than the "
                                  f"{cv.MAX_POINTS} it takes; give fewer --points or --sizes")
     if args.trace == "-" and len(algos) > 1:
@@ -308,7 +341,8 @@ def cmd_mrc(args: argparse.Namespace) -> int:
             points=args.points, rate=args.rate, max_keys=args.max_keys,
             min_keys=args.min_keys, k=args.k,
             k_exponent=args.k_exponent, pool=args.pool,
-            with_replacement=not args.without_replacement, seed=args.seed,
+            with_replacement=not args.without_replacement,
+            request_rate=args.request_rate or 0.0, key_bytes=args.key_bytes, seed=args.seed,
             max_records=args.max_records, progress=progress)
     curves = [by_algo[i] for i in range(len(algos))]
     name = "standard input" if args.trace == "-" else os.path.basename(args.trace)

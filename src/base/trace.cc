@@ -178,15 +178,25 @@ CsvColumns ParseCsvColumns(std::string_view text) {
       std::string_view value = Trim(rest.substr(0, used));
       uint64_t number = 0;
       bool is_number = ParseUnsigned(value, 1 << 20, &number);
-      if (name == "key" || name == "size") {
+      if (name == "key" || name == "size" || name == "time") {
         if (!is_number || (name == "key" && number == 0)) {
           ThrowBadColumns(text, std::string(name) + "=" +
                                     std::string(value) +
                                     " is not a column number (1-based" +
-                                    (name == "size" ? "; 0 = none)" : ")"));
+                                    (name == "key" ? ")" : "; 0 = none)"));
         }
-        (name == "key" ? columns.key : columns.size) =
+        (name == "key" ? columns.key : name == "size" ? columns.size : columns.time) =
             static_cast<uint32_t>(number);
+      } else if (name == "time_unit") {
+        if (value == "s") {
+          columns.time_unit_us = 1'000'000;
+        } else if (value == "ms") {
+          columns.time_unit_us = 1'000;
+        } else if (value == "us") {
+          columns.time_unit_us = 1;
+        } else {
+          ThrowBadColumns(text, "time_unit must be s, ms or us");
+        }
       } else if (name == "header") {
         if (value == "1" || value == "true" || value == "yes") {
           columns.has_header = true;
@@ -205,8 +215,8 @@ CsvColumns ParseCsvColumns(std::string_view text) {
         }
       } else {
         ThrowBadColumns(text, "unknown field " + Quote(name) +
-                                  "; fields are key, size, delimiter, "
-                                  "header, key_type");
+                                  "; fields are key, size, time, time_unit, "
+                                  "delimiter, header, key_type");
       }
     }
     rest.remove_prefix(used);
@@ -218,6 +228,19 @@ CsvColumns ParseCsvColumns(std::string_view text) {
     }
   }
   return columns;
+}
+
+bool TraceHasTimes(const TraceOptions& options) {
+  switch (options.format) {
+    case TraceFormat::kOracleGeneral:
+    case TraceFormat::kRocksDbBlockCache:
+      return true;
+    case TraceFormat::kCsv:
+      return options.csv.time != 0;
+    case TraceFormat::kText:
+      return false;
+  }
+  return false;
 }
 
 // Invariants: buffer_[begin_, end_) holds the bytes read from the file and
@@ -353,6 +376,9 @@ class TraceReader::Rep {
     }
     const char* p = buffer_.data() + begin_;
     int64_t next_access_vtime;
+    uint32_t clock_time;
+    std::memcpy(&clock_time, p, 4);
+    record->time_us = uint64_t{clock_time} * 1'000'000;
     std::memcpy(&record->key, p + 4, 8);
     std::memcpy(&record->size, p + 12, 4);
     std::memcpy(&next_access_vtime, p + 16, 8);
@@ -377,6 +403,7 @@ class TraceReader::Rep {
                        "numeric key per line");
     }
     record->size = 0;
+    record->time_us = 0;
     return true;
   }
 
@@ -387,7 +414,7 @@ class TraceReader::Rep {
       if (!NextNonBlankLine(&line)) return false;
     }
     if (!NextNonBlankLine(&line)) return false;
-    const uint32_t needed = std::max(columns.key, columns.size);
+    const uint32_t needed = std::max({columns.key, columns.size, columns.time});
     const size_t count = SplitFields(line, columns.delimiter, &fields_);
     if (count < needed) {
       throw InputError(Where() + "has " + std::to_string(count) +
@@ -416,6 +443,17 @@ class TraceReader::Rep {
                          Quote(size) + ", not a number of bytes below 4 GiB");
       }
       record->size = static_cast<uint32_t>(value);
+    }
+    record->time_us = 0;
+    if (columns.time != 0) {
+      const std::string_view time = Unquote(fields_[columns.time - 1]);
+      uint64_t value;
+      const uint64_t limit = std::numeric_limits<uint64_t>::max() / columns.time_unit_us;
+      if (!ParseUnsigned(time, limit, &value)) {
+        throw InputError(Where() + "column " + std::to_string(columns.time) + " (time) is " +
+                         Quote(time) + ", not an unsigned number of time_unit");
+      }
+      record->time_us = value * columns.time_unit_us;
     }
     return true;
   }
@@ -447,6 +485,10 @@ class TraceReader::Rep {
                        ", not a number of bytes below 4 GiB");
     }
     record->size = static_cast<uint32_t>(size);
+    if (!ParseUnsigned(fields_[0], std::numeric_limits<uint64_t>::max(), &record->time_us)) {
+      throw InputError(Where() + "field 1 (timestamp) is " + Quote(fields_[0]) +
+                       ", not a number of microseconds");
+    }
     return true;
   }
 
@@ -520,9 +562,8 @@ void WriteOracleGeneral(const std::string& path,
   size_t filled = 0;
   bool ok = true;
   for (size_t i = 0; i < records.size() && ok; i++) {
-    // clock_time: the record's position, saturating; TraceRecord has none.
-    uint32_t clock_time = static_cast<uint32_t>(
-        std::min<uint64_t>(i, std::numeric_limits<uint32_t>::max()));
+    const uint32_t clock_time = static_cast<uint32_t>(std::min<uint64_t>(
+        records[i].time_us / 1'000'000, std::numeric_limits<uint32_t>::max()));
     char* p = buffer.data() + filled;
     std::memcpy(p, &clock_time, 4);
     std::memcpy(p + 4, &records[i].key, 8);

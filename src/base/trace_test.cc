@@ -117,7 +117,8 @@ TEST(ParseCsvColumns, CommaDelimiterSpellings) {
 
 TEST(ParseCsvColumns, Errors) {
   for (const char* bad :
-       {"key=0", "key=x", "key=-1", "size=abc", "delimiter=xy", "delimiter=",
+       {"key=0", "key=x", "key=-1", "size=abc", "time=x", "time_unit=min", "delimiter=xy",
+        "delimiter=",
         "header=maybe", "key_type=blob", "colour=5", "key5", "key=5;size=4"}) {
     std::string error = ErrorOf([&] { ParseCsvColumns(bad); });
     EXPECT_NE(error.find("column map"), std::string::npos) << bad;
@@ -219,7 +220,8 @@ TEST(ReadTrace, MissingFileAndDirectory) {
 }
 
 TEST(ReadTrace, OracleGeneralRoundTrip) {
-  std::vector<TraceRecord> in = {{7, 100}, {8, 200}, {7, 100}, {9, 0}, {8, 1}};
+  std::vector<TraceRecord> in = {
+      {7, 100, 0}, {8, 200, 1'000'000}, {7, 100, 1'500'000}, {9, 0, 3'000'000}, {8, 1, 0}};
   TempFile f("");
   WriteOracleGeneral(f.path(), in);
   std::vector<TraceRecord> out = ReadTrace(f.path(), Oracle());
@@ -227,7 +229,30 @@ TEST(ReadTrace, OracleGeneralRoundTrip) {
   for (size_t i = 0; i < in.size(); i++) {
     EXPECT_EQ(out[i].key, in[i].key);
     EXPECT_EQ(out[i].size, in[i].size);
+    EXPECT_EQ(out[i].time_us, in[i].time_us / 1'000'000 * 1'000'000) << i;  // whole seconds
   }
+  EXPECT_TRUE(TraceHasTimes(Oracle()));
+}
+
+TEST(ReadTrace, CsvTimesInTheirUnit) {
+  TempFile f("3,1500\n4,2500\n");
+  for (const auto& [unit, scale] : {std::pair<const char*, uint64_t>{"s", 1'000'000},
+                                    {"ms", 1'000},
+                                    {"us", 1}}) {
+    const TraceOptions o = Csv(std::string("key=1,time=2,time_unit=") + unit);
+    EXPECT_TRUE(TraceHasTimes(o));
+    const std::vector<TraceRecord> r = ReadTrace(f.path(), o);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].time_us, 1500 * scale) << unit;
+    EXPECT_EQ(r[1].time_us, 2500 * scale) << unit;
+  }
+  EXPECT_FALSE(TraceHasTimes(Csv("key=1")));
+  TempFile bad("3,soon\n");
+  EXPECT_NE(ErrorOf([&] { ReadTrace(bad.path(), Csv("key=1,time=2")); })
+                .find("column 2 (time) is 'soon'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([] { ParseCsvColumns("time_unit=h"); }).find("time_unit must be s, ms or us"),
+            std::string::npos);
 }
 
 TEST(WriteOracleGeneral, NextAccessTimesAreOneBasedOrMinusOne) {
@@ -301,6 +326,7 @@ TEST(ReadTrace, RocksDbHumanReadableBlockCacheTrace) {
   EXPECT_EQ(Keys(r), (std::vector<uint64_t>{5, 6, 5}));
   EXPECT_EQ(r[0].size, 4096u);
   EXPECT_EQ(r[1].size, 512u);
+  EXPECT_EQ(r[0].time_us, 1574879811000000u);
 
   // A csv of another layout read as rocksdb: one line naming the layout.
   TempFile other("version,time,op,size,lbn\n1,2,3,4,5\n");

@@ -9,6 +9,7 @@
 #include "symbiosis/exact_lru_mrc.h"
 #include "symbiosis/klru_cache.h"
 #include "symbiosis/krr.h"
+#include "symbiosis/redis_cache.h"
 #include "symbiosis/shards.h"
 
 namespace symbiosis {
@@ -39,16 +40,20 @@ void Pass(const std::string& path, const TraceOptions& trace, CacheUnit unit, in
   }
 }
 
-// The working set, for the simulator's sizes: distinct keys, or the bytes
-// of their last sizes.
-uint64_t CountWorkingSet(const std::string& path, const TraceOptions& trace, CacheUnit unit,
-                         const TraceMrcProgress& progress) {
+// The working set, for the simulators' sizes: distinct keys, or the bytes
+// of their last sizes (for Redis: what the server's used_memory grows by
+// to hold them all).
+uint64_t CountWorkingSet(const std::string& path, const TraceOptions& trace,
+                         const TraceMrcOptions& options, const TraceMrcProgress& progress) {
   std::unordered_map<uint64_t, uint32_t> last_size;
-  Pass(path, trace, unit, 1, 2, progress,
+  Pass(path, trace, options.unit, 1, 2, progress,
        [&](const TraceRecord& r) { last_size[r.key] = r.size; });
-  if (unit == CacheUnit::kObjects) return last_size.size();
-  uint64_t bytes = 0;
-  for (const auto& [key, size] : last_size) bytes += size;
+  if (options.unit == CacheUnit::kObjects) return last_size.size();
+  const bool redis = options.algorithm == MrcAlgorithm::kRedis;
+  uint64_t bytes = redis ? RedisTableBytes(last_size.size()) : 0;
+  for (const auto& [key, size] : last_size) {
+    bytes += redis ? RedisKeyBytes(options.key_bytes, size) : size;
+  }
   return bytes;
 }
 
@@ -98,9 +103,31 @@ std::unique_ptr<MrcBuilder> MakeOnePass(const TraceMrcOptions& o) {
       return std::make_unique<KrrMrc>(k);
     }
     case MrcAlgorithm::kKLruSim:
+    case MrcAlgorithm::kRedis:
       break;
   }
   return nullptr;
+}
+
+// The simulators run at sizes known before the pass.
+std::unique_ptr<MrcBuilder> MakeSimulator(const TraceMrcOptions& o,
+                                          const std::vector<uint64_t>& sizes) {
+  if (o.algorithm == MrcAlgorithm::kRedis) {
+    RedisSimOptions r;
+    r.cache.unit = o.unit;
+    r.cache.samples = o.k;
+    r.cache.key_bytes = o.key_bytes;
+    r.cache.seed = o.seed;
+    r.request_rate = o.request_rate;
+    return std::make_unique<RedisSimMrc>(r, sizes);
+  }
+  KLruOptions k;
+  k.unit = o.unit;
+  k.k = o.k;
+  k.pool_size = o.pool_size;
+  k.with_replacement = o.with_replacement;
+  k.seed = o.seed;
+  return std::make_unique<KLruSimMrc>(k, sizes);
 }
 
 }  // namespace
@@ -110,7 +137,9 @@ MrcAlgorithm ParseMrcAlgorithm(const std::string& name) {
   if (name == "shards") return MrcAlgorithm::kShards;
   if (name == "krr") return MrcAlgorithm::kKrr;
   if (name == "klru-sim") return MrcAlgorithm::kKLruSim;
-  throw InputError("unknown MRC algorithm '" + name + "'; use lru, shards, krr or klru-sim");
+  if (name == "redis") return MrcAlgorithm::kRedis;
+  throw InputError("unknown MRC algorithm '" + name +
+                   "'; use lru, shards, krr, klru-sim or redis");
 }
 
 TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
@@ -121,31 +150,38 @@ TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
   CheckSizes(options.sizes);
   const auto start = std::chrono::steady_clock::now();
   TraceMrcResult result;
-  if (options.algorithm == MrcAlgorithm::kKLruSim) {
+  if (options.algorithm == MrcAlgorithm::kKLruSim || options.algorithm == MrcAlgorithm::kRedis) {
+    const bool redis = options.algorithm == MrcAlgorithm::kRedis;
+    const bool trace_times = redis && options.request_rate <= 0;
+    if (trace_times && !TraceHasTimes(trace)) {
+      throw InputError("the Redis model needs each request's time, as the server's LRU clock "
+                       "has it: this trace format has none; give the csv's time column "
+                       "(time=N,time_unit=s|ms|us) or the rate the requests come at");
+    }
     // The sizes must be known before the simulation: a first pass counts
     // the working set when they are not given.
     if (path == "-" && options.sizes.empty()) {
-      throw InputError("the K-LRU simulator reads the trace twice without sizes, and standard "
-                       "input can be read once; give --sizes, or a file");
+      throw InputError(std::string(redis ? "the Redis model" : "the K-LRU simulator") +
+                       " reads the trace twice without sizes, and standard input can be read "
+                       "once; give --sizes, or a file");
     }
-    result.working_set = CountWorkingSet(path, trace, options.unit, progress);
+    result.working_set = CountWorkingSet(path, trace, options, progress);
     std::vector<uint64_t> sizes = options.sizes;
     if (sizes.empty()) {
       sizes = EvenSizes(result.working_set, options.points);
     } else {
       CheckWithinWorkingSet(sizes, result.working_set, false, options.unit);
     }
-    KLruOptions k;
-    k.unit = options.unit;
-    k.k = options.k;
-    k.pool_size = options.pool_size;
-    k.with_replacement = options.with_replacement;
-    k.seed = options.seed;
-    KLruSimMrc sim(k, sizes);
-    Pass(path, trace, options.unit, 2, 2, progress,
-         [&](const TraceRecord& r) { sim.Access(r.key, r.size); });
-    result.curve = sim.Curve(sizes);
-    result.memory_bytes = sim.MemoryUsage();
+    std::unique_ptr<MrcBuilder> sim = MakeSimulator(options, sizes);
+    Pass(path, trace, options.unit, 2, 2, progress, [&](const TraceRecord& r) {
+      if (trace_times) {
+        sim->AccessAt(r.key, r.size, r.time_us);
+      } else {
+        sim->Access(r.key, r.size);
+      }
+    });
+    result.curve = sim->Curve(sizes);
+    result.memory_bytes = sim->MemoryUsage();
   } else {
     std::unique_ptr<MrcBuilder> builder = MakeOnePass(options);
     Pass(path, trace, options.unit, 1, 1, progress,
