@@ -16,6 +16,7 @@
 #include "symbiosis/layout.h"
 #include "symbiosis/mrc.h"
 #include "sim/progress.h"
+#include "symbiosis/redis_cache.h"
 #include "symbiosis/replay.h"
 #include "symbiosis/trace.h"
 #include "symbiosis/trace_mrc.h"
@@ -307,6 +308,10 @@ PYBIND11_MODULE(_native, m) {
         "miss_ratios (byte_miss_ratios in bytes mode), requests, sampled_requests, "
         "sample_rate, working_set, memory_bytes and seconds.");
   m.def("kernel_model_names", &KernelStudyModels);
+  m.def("redis_key_bytes", &RedisKeyBytes, py::arg("key_bytes"), py::arg("value_bytes"),
+        "What one key of a string value costs a redis-server 7.0's used_memory.");
+  m.def("redis_table_bytes", &RedisTableBytes, py::arg("keys"),
+        "A redis-server 7.0's keyspace table for this many keys, in bytes.");
   m.def("parse_bytes", [](const std::string& text, const std::string& what) {
     return ParseBytes(text, what);
   });

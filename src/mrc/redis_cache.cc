@@ -324,8 +324,8 @@ RedisSimMrc::~RedisSimMrc() = default;
 void RedisSimMrc::Access(uint64_t key, uint32_t size) {
   if (options_.request_rate <= 0) {
     throw InputError("the Redis model needs each request's time, as the server's LRU clock "
-                     "has it: give a trace with times (oracleGeneral, csv time=N) or a "
-                     "request rate");
+                     "has it: give a trace with times (oracleGeneral, csv time=N) or the "
+                     "rate they come at (--request-rate)");
   }
   AccessAt(key, size,
            static_cast<uint64_t>(static_cast<double>(requests_) / options_.request_rate * 1e6));

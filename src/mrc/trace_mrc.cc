@@ -156,7 +156,7 @@ TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
     if (trace_times && !TraceHasTimes(trace)) {
       throw InputError("the Redis model needs each request's time, as the server's LRU clock "
                        "has it: this trace format has none; give the csv's time column "
-                       "(time=N,time_unit=s|ms|us) or the rate the requests come at");
+                       "(time=N,time_unit=s|ms|us) or the rate they come at (--request-rate)");
     }
     // The sizes must be known before the simulation: a first pass counts
     // the working set when they are not given.

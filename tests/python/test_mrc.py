@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import assert_one_error_line, run_cli
 from symbiosis import _native
 from symbiosis.mrc import mean_absolute_error, miss_ratio_curve
 
@@ -166,3 +166,51 @@ def test_cloudphysics_exact_lru_published_values(cloudphysics_trace):
                          sizes=[100, 1000, 5000, 10000, 20000, 40000])
     assert c.miss_ratios == pytest.approx([0.8801, 0.8327, 0.8038, 0.6976, 0.6328, 0.4303],
                                           abs=5e-5)
+
+
+def test_cli_redis_model_takes_times_from_the_trace_or_a_rate(tmp_path):
+    """--algo redis reads each request's time (a csv's time column here);
+    a trace without times needs --request-rate, and the faster the requests
+    the more keys share a second of the LRU clock and the more it misses."""
+    keys = zipf_keys(40_000, 4_000)
+    timed = tmp_path / "t.csv"
+    timed.write_text("".join(f"{k},100,{i}\n" for i, k in enumerate(keys)))  # 1 request a ms
+    untimed = tmp_path / "u.txt"
+    untimed.write_text("".join(f"{k}\n" for k in keys))
+    out = tmp_path / "r.json"
+    run_cli("mrc", "--trace", str(timed), "--format", "csv", "--columns",
+            "key=1,size=2,time=3,time_unit=ms", "--algo", "redis,klru-sim", "--pool", "16",
+            "--sizes", "200,800", "--json", str(out), "--quiet")
+    result = json.loads(out.read_text())
+    assert [c["algorithm"] for c in result["curves"]] == ["redis", "klru-sim"]
+    assert result["curves"][0]["parameters"]["k"] == 5
+    at_ms = result["curves"][0]["miss_ratios"]
+    assert at_ms == sorted(at_ms, reverse=True)
+
+    no_rate = run_cli("mrc", "--trace", str(untimed), "--format", "txt", "--algo", "redis",
+                      "--sizes", "200", check=False)
+    assert_one_error_line(no_rate, "needs each request's time", "--request-rate")
+    slow = miss_ratio_curve(str(untimed), format="txt", algo="redis", sizes=[200],
+                            request_rate=100)
+    fast = miss_ratio_curve(str(untimed), format="txt", algo="redis", sizes=[200],
+                            request_rate=1e6)
+    assert fast.miss_ratios[0] > slow.miss_ratios[0] + 0.01
+    assert slow.parameters["request_rate"] == 100
+
+
+def test_cli_redis_in_bytes_runs_alone(tmp_path):
+    trace = tmp_path / "t.bin"
+    keys = zipf_keys(2_000, 200)
+    write_oracle(trace, keys)
+    both = run_cli("mrc", "--trace", str(trace), "--algo", "redis,lru", "--bytes", check=False)
+    assert both.returncode == 2 and "run redis alone in bytes" in both.stderr, both.stderr
+    alone = tmp_path / "b.json"
+    run_cli("mrc", "--trace", str(trace), "--algo", "redis", "--bytes", "--points", "4",
+            "--key-bytes", "24", "--json", str(alone), "--quiet")
+    result = json.loads(alone.read_text())
+    # The working set in the server's bytes: each key's 4 KiB value and
+    # 24-byte name, and the table's buckets.
+    n = len(set(keys))
+    assert result["working_set"] == (n * _native.redis_key_bytes(24, 4096) +
+                                     _native.redis_table_bytes(n))
+    assert result["parameters"]["key_bytes"] == 24

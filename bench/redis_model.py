@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The Redis model (`symbiosis mrc --algo redis`) against a real
+redis-server 7.0: for each workload, each maxmemory-samples K and each
+size, the same cache-aside requests are replayed into a fresh server and
+given to the model at the times the server saw them.
+
+    .venv/bin/python bench/redis_model.py --json out/redis-model.json --plot out/redis-model.png
+
+Sizes are shares of the working set's memory (what the server's used_memory
+grows by to hold every key), from 5% to 90%. The model is run in objects
+(holding the keys the server held at the end) and in bytes (maxmemory less
+the empty server's used_memory); KRR and the textbook K-LRU simulator run
+beside it in objects, for comparison. The target: within 0.01 of the
+server's miss ratio at every size, for K in {1, 3, 5, 10, 16}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from typing import Dict, List
+
+import numpy as np
+
+try:
+    from symbiosis import _native
+    from symbiosis.mrc import miss_ratio_curve
+    from symbiosis.redis_check import (Requests, check, data_bytes, empty_server_bytes, hotspot,
+                                       variable_sizes, zipfian, zipfian_with_scans)
+except ImportError:
+    sys.exit("redis_model.py: the symbiosis package is not importable; run it with the project's "
+             ".venv/bin/python (scripts/setup.sh makes it)")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARES = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9]
+SAMPLES = [1, 3, 5, 10, 16]
+ORACLE = np.dtype([("time", "<u4"), ("key", "<u8"), ("size", "<u4"), ("next", "<i8")])
+
+
+def cloudphysics(requests: int) -> Requests:
+    """The CloudPhysics block trace's first requests: block ids as keys, its
+    sizes as values."""
+    for path in (os.path.join(ROOT, "..", "shared", "traces", "cloudPhysicsIO.oracleGeneral.bin"),
+                 os.path.join(ROOT, "tests", "data", "cloudPhysicsIO.oracleGeneral.bin")):
+        if os.path.isfile(path):
+            records = np.fromfile(path, dtype=ORACLE, count=requests)
+            sizes = np.clip(records["size"], 1, 1 << 20).astype(np.uint32)
+            return Requests("CloudPhysics", records["key"].astype(np.uint64), sizes)
+    raise _native.InputError("the CloudPhysics trace is in neither ../shared/traces nor "
+                             "tests/data")
+
+
+def workloads(requests: int, keys: int, value_bytes: int) -> List[Requests]:
+    return [zipfian(0.9, keys, requests, value_bytes, seed=1),
+            zipfian(0.7, keys, requests, value_bytes, seed=2),
+            hotspot(0.1, 0.9, keys, requests, value_bytes, seed=3),
+            zipfian_with_scans(0.9, keys, requests, 20_000, 4_000, value_bytes, seed=4),
+            variable_sizes(zipfian(0.9, keys, requests, seed=5), value_bytes // 5,
+                           2 * value_bytes, seed=5),
+            cloudphysics(requests)]
+
+
+def others(requests: Requests, keys_held: int, samples: int) -> Dict[str, float]:
+    """KRR and the K-LRU simulator (with Redis's pool) at the keys held."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.csv")
+        np.savetxt(path, np.column_stack([requests.keys, requests.sizes]).astype(np.uint64),
+                   fmt="%d", delimiter=",")
+        out = {}
+        for name, kw in (("krr", {}), ("klru_pool", {"pool": 16})):
+            algo = "krr" if name == "krr" else "klru-sim"
+            out[name] = float(miss_ratio_curve(path, format="csv", columns="key=1,size=2",
+                                               algo=algo, sizes=[keys_held], k=samples,
+                                               **kw).miss_ratios[0])
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--requests", type=int, default=200_000, help="requests a run (default: 200000)")
+    p.add_argument("--keys", type=int, default=20_000, help="keys of the synthetic workloads")
+    p.add_argument("--value-bytes", type=int, default=1000,
+                   help="their values' size (default: 1000; the server's client buffers, "
+                        "tens of KB, must be small beside the keys' memory)")
+    p.add_argument("--workloads", default="",
+                   help="comma-separated indices of the workloads to run (default: all)")
+    p.add_argument("--samples", default=",".join(map(str, SAMPLES)), help="K values")
+    p.add_argument("--shares", default=",".join(map(str, SHARES)), help="shares of the working set")
+    p.add_argument("--json", required=True, help="write every run as JSON")
+    p.add_argument("--plot", default=None, help="a PNG of the errors")
+    args = p.parse_args()
+    samples = [int(k) for k in args.samples.split(",")]
+    shares = [float(s) for s in args.shares.split(",")]
+    base = empty_server_bytes()
+    rows = []
+    chosen = workloads(args.requests, args.keys, args.value_bytes)
+    if args.workloads:
+        chosen = [chosen[int(i)] for i in args.workloads.split(",")]
+    for w in chosen:
+        total = data_bytes(w)
+        for k in samples:
+            for share in shares:
+                t0 = time.monotonic()
+                c = check(w, base + int(share * total), k)
+                row = dict(c.to_json(), share=share, **others(w, c.keys_held, k))
+                rows.append(row)
+                print(f"{w.name:34s} K={k:2d} share={share:4.2f} keys={c.keys_held:6d} "
+                      f"real={c.real:.4f} model={c.model_objects:.4f}/{c.model_bytes:.4f} "
+                      f"krr={row['krr']:.4f} klru={row['klru_pool']:.4f} "
+                      f"({c.requests_per_second:,.0f} req/s, {time.monotonic() - t0:.0f} s)",
+                      flush=True)
+                with open(args.json, "w") as f:
+                    json.dump({"base_bytes": base, "runs": rows}, f, indent=1)
+    worst = max(max(abs(r["model_objects"] - r["real"]), abs(r["model_bytes"] - r["real"]))
+                for r in rows)
+    print(f"largest error of the model: {worst:.4f} (target 0.01)")
+    if args.plot:
+        plot(rows, args.plot)
+    return 0
+
+
+def plot(rows: List[dict], path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = sorted({r["workload"] for r in rows})
+    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.2), sharey=True)
+    for ax, name in zip(np.atleast_1d(axes), names):
+        mine = [r for r in rows if r["workload"] == name]
+        for key, label, style in (("model_bytes", "Redis model (bytes)", "o-"),
+                                  ("krr", "KRR", "s--"), ("klru_pool", "K-LRU + pool", "^:")):
+            ax.plot([r["share"] for r in mine], [r[key] - r["real"] for r in mine], style,
+                    ms=3, label=label)
+        ax.axhspan(-0.01, 0.01, color="green", alpha=0.1)
+        ax.set_title(name, fontsize=8)
+        ax.set_xlabel("maxmemory / working set")
+        ax.grid(alpha=0.3)
+    np.atleast_1d(axes)[0].set_ylabel("predicted - real miss ratio")
+    np.atleast_1d(axes)[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
