@@ -16,6 +16,8 @@ missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
 done
+# cargo fetches Redis's module header from crates.io (cmake/RedisModuleHeader.cmake).
+command -v cargo >/dev/null || missing+=(cargo)
 if ((${#missing[@]})); then
   if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
     echo "setup: missing Debian packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})" >&2

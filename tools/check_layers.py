@@ -35,7 +35,7 @@ ALLOWED: Dict[str, Set[str]] = {
     "online": {"base", "model"},
     "sim": {"base", "model", "mrc", "online"},
     "budget": {"base", "model"},
-    "engines": {"base", "model", "online", "budget"},
+    "engines": {"base", "model", "mrc", "online", "budget"},
     "tools": {"base", "model", "mrc", "online", "sim", "budget", "engines"},
 }
 

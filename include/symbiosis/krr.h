@@ -54,6 +54,39 @@ struct KrrOptions {
   uint64_t seed = 1;
 };
 
+// KrrCurves: KRR's curves for several K from one pass and one sample: the
+// sample (its keys, its floor's halvings), the distinct-key count and the
+// requests are shared; each K has its stack and its histogram, so an
+// unsampled request costs what it costs one KrrMrc. What a Redis server's
+// module keeps, so that kRedis can choose each tenant's K (krr_test.cc
+// checks each curve against a KrrMrc of its K alone).
+class KrrCurves {
+ public:
+  // `options.k` is ignored: one curve per K of `ks`. Throws InputError as
+  // KrrMrc, or for no K.
+  KrrCurves(const KrrOptions& options, const std::vector<uint32_t>& ks);
+  ~KrrCurves();
+  KrrCurves(const KrrCurves&) = delete;
+  KrrCurves& operator=(const KrrCurves&) = delete;
+
+  void Access(uint64_t key, uint32_t size);
+  // Whether `key` is in the sample now (a halving may drop it later).
+  bool Sampled(uint64_t key) const;
+  // One curve per K, in ks() order. REQUIRES: sizes ascending, each > 0.
+  std::vector<MissRatioCurve> Curves(const std::vector<uint64_t>& sizes) const;
+  const std::vector<uint32_t>& ks() const;
+  uint64_t WorkingSet() const;
+  double rate() const;
+  uint64_t requests() const;
+  uint64_t sampled_requests() const;
+  size_t MemoryUsage() const;
+
+ private:
+  friend class KrrMrc;
+  class Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
 class KrrMrc final : public MrcBuilder {
  public:
   // Throws InputError for k = 0, a rate outside (0, 1], a k_exponent
@@ -72,8 +105,7 @@ class KrrMrc final : public MrcBuilder {
   std::vector<uint64_t> StackKeys() const;
 
  private:
-  class Rep;
-  std::unique_ptr<Rep> rep_;
+  std::unique_ptr<KrrCurves::Rep> rep_;  // of one K
 };
 
 }  // namespace symbiosis

@@ -80,10 +80,12 @@ class RedisServer:
                 "--maxmemory-samples", str(self.samples), *self.extra]
 
     def _log_tail(self) -> str:
+        """The log's last three lines, on one line (a module that refused to
+        load says why before Redis says it was not loaded)."""
         try:
             with open(os.path.join(self._dir or "", "redis.log"), errors="replace") as f:
                 lines = [line.strip() for line in f if line.strip()]
-            return lines[-1] if lines else "(its log is empty)"
+            return " / ".join(lines[-3:]) if lines else "(its log is empty)"
         except OSError:
             return "(no log)"
 
@@ -105,12 +107,17 @@ class RedisServer:
 
     def _wait_ready(self, redis) -> bool:
         assert self._process is not None
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+        # One try a probe: redis-py's own retries back off for seconds.
+        probe = redis.Redis(host=self.host, port=self.port, socket_timeout=1,
+                            retry=Retry(NoBackoff(), 0))
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 return False
             try:
-                if redis.Redis(host=self.host, port=self.port, socket_timeout=1).ping():
+                if probe.ping():
                     return True
             except redis.exceptions.ConnectionError:
                 time.sleep(0.02)

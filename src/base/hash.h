@@ -10,6 +10,8 @@
 #define SYMBIOSIS_HASH_H_
 
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 
 namespace symbiosis {
 
@@ -25,6 +27,24 @@ inline uint64_t Mix64(uint64_t x) {
 // Hash of an ordered pair; Hash64(a, b) != Hash64(b, a) in general.
 inline uint64_t Hash64(uint64_t a, uint64_t b) {
   return Mix64(Mix64(a ^ 0x9e3779b97f4a7c15ULL) + b);
+}
+
+// 64-bit hash of a string key: Hash64 chained over 8-byte words, seeded
+// with the length, so keys that differ in any byte or in length differ.
+inline uint64_t HashString(std::string_view s) {
+  uint64_t h = Mix64(s.size() + 0x5bd1e9955bd1e995ULL);
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    h = Hash64(h, word);
+  }
+  if (i < s.size()) {
+    uint64_t word = 0;
+    std::memcpy(&word, s.data() + i, s.size() - i);
+    h = Hash64(h, word);
+  }
+  return h;
 }
 
 // SplitMix64 (Steele et al.): advances *state and returns the next of a

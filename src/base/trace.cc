@@ -71,24 +71,6 @@ bool ParseUnsigned(std::string_view s, uint64_t max, uint64_t* value) {
   return ec == std::errc() && end == s.data() + s.size() && *value <= max;
 }
 
-// 64-bit hash of a string key: Hash64 chained over 8-byte words, seeded
-// with the length, so keys that differ in any byte or in length differ.
-uint64_t HashString(std::string_view s) {
-  uint64_t h = Mix64(s.size() + 0x5bd1e9955bd1e995ULL);
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, s.data() + i, 8);
-    h = Hash64(h, word);
-  }
-  if (i < s.size()) {
-    uint64_t word = 0;
-    std::memcpy(&word, s.data() + i, s.size() - i);
-    h = Hash64(h, word);
-  }
-  return h;
-}
-
 // Splits `line` at `delimiter` into `fields`; returns the field count.
 size_t SplitFields(std::string_view line, char delimiter,
                    std::vector<std::string_view>* fields) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "mrc/distance_histogram.h"
@@ -27,14 +28,24 @@ KrrStackOptions StackOptions(const KrrOptions& o) {
 
 }  // namespace
 
-class KrrMrc::Rep {
+// Invariants: one sample (threshold, distinct keys, request counts) for
+// every K; stacks_[i] and histograms_[i] are K = ks_[i]'s, and every stack
+// holds the same keys (the sampled ones seen), each at its own position.
+class KrrCurves::Rep {
  public:
-  explicit Rep(const KrrOptions& o)
+  Rep(const KrrOptions& o, const std::vector<uint32_t>& ks)
       : options_(o),
+        ks_(ks),
         bytes_mode_(o.unit == CacheUnit::kBytes),
         all_(o.rate == 1),
         sample_(o.rate, o.min_keys),
-        stack_(StackOptions(o)) {}
+        histograms_(ks.size()) {
+    for (const uint32_t k : ks) {
+      KrrOptions one = o;
+      one.k = k;
+      stacks_.push_back(std::make_unique<KrrStack>(StackOptions(one)));
+    }
+  }
 
   void Access(uint64_t key, uint32_t size) {
     requests_++;
@@ -45,25 +56,27 @@ class KrrMrc::Rep {
     }
     sampled_++;
     // Sampled distances; Curve scales the sizes by the sample's key share.
-    const uint64_t d = stack_.Access(key, size);
-    if (d != KrrStack::kColdMiss) {
-      histogram_.Add(d, size);
-      return;
+    bool cold = false;
+    for (size_t i = 0; i < stacks_.size(); i++) {
+      const uint64_t d = stacks_[i]->Access(key, size);
+      cold = d == KrrStack::kColdMiss;
+      histograms_[i].Add(cold ? DistanceHistogram::kInfinite : d, size);
     }
-    histogram_.Add(DistanceHistogram::kInfinite, size);
-    if (sample_.Full(stack_.entries())) HalveSample();
+    if (cold && sample_.Full(stacks_[0]->entries())) HalveSample();
   }
 
   // The floor's step: the keys beyond the halved rate leave, and what the
-  // histogram holds moves into the smaller sample's units.
+  // histograms hold moves into the smaller sample's units.
   void HalveSample() {
-    const double before = static_cast<double>(stack_.entries());
+    const double before = static_cast<double>(stacks_[0]->entries());
     sample_.Halve();
-    stack_.Erase([this](uint64_t key) { return !sample_.Holds(Hash64(options_.seed, key)); });
-    histogram_.Shrink(std::max(static_cast<double>(stack_.entries()), 1.0) / before);
+    const auto drop = [this](uint64_t key) { return !sample_.Holds(Hash64(options_.seed, key)); };
+    for (auto& stack : stacks_) stack->Erase(drop);
+    const double kept = std::max(static_cast<double>(stacks_[0]->entries()), 1.0) / before;
+    for (auto& h : histograms_) h.Shrink(kept);
   }
 
-  MissRatioCurve Curve(const std::vector<uint64_t>& sizes) const {
+  MissRatioCurve Curve(size_t i, const std::vector<uint64_t>& sizes) const {
     MissRatioCurve curve;
     curve.unit = options_.unit;
     curve.sizes = sizes;
@@ -71,58 +84,94 @@ class KrrMrc::Rep {
     curve.sampled_requests = sampled_;
     curve.sample_rate = rate();
     if (all_) {
-      histogram_.Fill(bytes_mode_, &curve);
+      histograms_[i].Fill(bytes_mode_, &curve);
       return curve;
     }
-    histogram_.FillSampled(bytes_mode_, KeyShare(), static_cast<double>(requests_),
-                           requested_bytes_, &curve);
+    histograms_[i].FillSampled(bytes_mode_, KeyShare(), static_cast<double>(requests_),
+                               requested_bytes_, &curve);
     return curve;
   }
 
   uint64_t WorkingSet() const {
-    return static_cast<uint64_t>(static_cast<double>(stack_.tracked()) / KeyShare());
+    return static_cast<uint64_t>(static_cast<double>(stacks_[0]->tracked()) / KeyShare());
   }
 
   // The share of the keys in the sample, counted (see DistinctCounter).
   double KeyShare() const {
     if (all_ || sample_.HoldsAll()) return 1;
-    return distinct_.ShareOf(static_cast<double>(stack_.entries()), sample_.rate());
+    return distinct_.ShareOf(static_cast<double>(stacks_[0]->entries()), sample_.rate());
   }
 
   double rate() const { return all_ ? 1 : sample_.rate(); }
 
   size_t MemoryUsage() const {
-    return stack_.MemoryUsage() + histogram_.MemoryUsage() +
-           (all_ ? 0 : distinct_.MemoryUsage());
+    size_t total = all_ ? 0 : distinct_.MemoryUsage();
+    for (size_t i = 0; i < stacks_.size(); i++) {
+      total += stacks_[i]->MemoryUsage() + histograms_[i].MemoryUsage();
+    }
+    return total;
   }
 
-  std::vector<uint64_t> StackKeys() const { return stack_.Keys(); }
+  bool Sampled(uint64_t key) const { return all_ || sample_.Holds(Hash64(options_.seed, key)); }
+  const std::vector<uint32_t>& ks() const { return ks_; }
+  uint64_t requests() const { return requests_; }
+  uint64_t sampled_requests() const { return sampled_; }
+  std::vector<uint64_t> StackKeys() const { return stacks_[0]->Keys(); }
 
  private:
   const KrrOptions options_;
+  const std::vector<uint32_t> ks_;
   const bool bytes_mode_;
   const bool all_;  // R = 1: no sampling
   SampleThreshold sample_;
-  KrrStack stack_;
-  DistanceHistogram histogram_;
+  std::vector<std::unique_ptr<KrrStack>> stacks_;
+  std::vector<DistanceHistogram> histograms_;
   DistinctCounter distinct_;  // every key's, when sampling
   uint64_t requests_ = 0;
   uint64_t sampled_ = 0;
   double requested_bytes_ = 0;
 };
 
-KrrMrc::KrrMrc(const KrrOptions& options) : MrcBuilder(options.unit) {
+namespace {
+
+void CheckRate(const KrrOptions& options) {
   if (!(options.rate > 0 && options.rate <= 1)) {
     throw InputError("KRR sampling rate " + std::to_string(options.rate) +
                      " is not in (0, 1]; use e.g. 0.01, or 1 for no sampling");
   }
-  rep_ = std::make_unique<Rep>(options);  // KrrStack checks the rest
+}
+
+}  // namespace
+
+KrrCurves::KrrCurves(const KrrOptions& options, const std::vector<uint32_t>& ks) {
+  CheckRate(options);
+  if (ks.empty()) throw InputError("KRR curves need at least one K");
+  rep_ = std::make_unique<Rep>(options, ks);  // KrrStack checks the rest
+}
+KrrCurves::~KrrCurves() = default;
+void KrrCurves::Access(uint64_t key, uint32_t size) { rep_->Access(key, size); }
+bool KrrCurves::Sampled(uint64_t key) const { return rep_->Sampled(key); }
+std::vector<MissRatioCurve> KrrCurves::Curves(const std::vector<uint64_t>& sizes) const {
+  std::vector<MissRatioCurve> out;
+  for (size_t i = 0; i < rep_->ks().size(); i++) out.push_back(rep_->Curve(i, sizes));
+  return out;
+}
+const std::vector<uint32_t>& KrrCurves::ks() const { return rep_->ks(); }
+uint64_t KrrCurves::WorkingSet() const { return rep_->WorkingSet(); }
+double KrrCurves::rate() const { return rep_->rate(); }
+uint64_t KrrCurves::requests() const { return rep_->requests(); }
+uint64_t KrrCurves::sampled_requests() const { return rep_->sampled_requests(); }
+size_t KrrCurves::MemoryUsage() const { return rep_->MemoryUsage(); }
+
+KrrMrc::KrrMrc(const KrrOptions& options) : MrcBuilder(options.unit) {
+  CheckRate(options);
+  rep_ = std::make_unique<KrrCurves::Rep>(options, std::vector<uint32_t>{options.k});
 }
 
 KrrMrc::~KrrMrc() = default;
 
 void KrrMrc::Access(uint64_t key, uint32_t size) { rep_->Access(key, size); }
-MissRatioCurve KrrMrc::Curve(const std::vector<uint64_t>& sizes) { return rep_->Curve(sizes); }
+MissRatioCurve KrrMrc::Curve(const std::vector<uint64_t>& sizes) { return rep_->Curve(0, sizes); }
 uint64_t KrrMrc::WorkingSet() const { return rep_->WorkingSet(); }
 double KrrMrc::rate() const { return rep_->rate(); }
 size_t KrrMrc::MemoryUsage() const { return rep_->MemoryUsage(); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -164,6 +165,41 @@ TEST(KrrAccuracy, AFloorOfKeysKeepsASmallTraceAccurate) {
   }
   EXPECT_DOUBLE_EQ(big.rate(), 0.01);
   EXPECT_NEAR(static_cast<double>(big.StackKeys().size()), 0.01 * big.WorkingSet(), 200);
+}
+
+// One sample for several K: each curve is the one a KrrMrc of its K alone
+// builds (the same seed draws the same moves), sampled, floored and in
+// bytes.
+TEST(KrrCurves, EachCurveIsItsKsAlone) {
+  const auto records = WorkloadRecords("zipfian", 20'000, 200'000);
+  KrrOptions o;
+  o.unit = CacheUnit::kBytes;
+  o.rate = 0.05;
+  o.min_keys = 500;
+  const std::vector<uint32_t> ks = {1, 5, 16};
+  KrrCurves curves(o, ks);
+  std::vector<std::unique_ptr<KrrMrc>> alone;
+  for (const uint32_t k : ks) {
+    KrrOptions one = o;
+    one.k = k;
+    alone.push_back(std::make_unique<KrrMrc>(one));
+  }
+  for (const auto& r : records) {
+    curves.Access(r.key, r.size);
+    for (auto& a : alone) a->Access(r.key, r.size);
+  }
+  const std::vector<uint64_t> sizes = EvenSizes(curves.WorkingSet(), 10);
+  const std::vector<MissRatioCurve> got = curves.Curves(sizes);
+  ASSERT_EQ(got.size(), ks.size());
+  for (size_t i = 0; i < ks.size(); i++) {
+    const MissRatioCurve want = alone[i]->Curve(sizes);
+    EXPECT_EQ(got[i].miss_ratios, want.miss_ratios) << "K=" << ks[i];
+    EXPECT_EQ(got[i].byte_miss_ratios, want.byte_miss_ratios) << "K=" << ks[i];
+  }
+  EXPECT_EQ(curves.rate(), alone[0]->rate());
+  EXPECT_LT(curves.rate(), 1.0);  // the floor halved the sample
+  EXPECT_GT(got[0].miss_ratios[2], got[2].miss_ratios[2]);  // K=1 is random: it misses more
+  EXPECT_THROW(KrrCurves(o, {}), InputError);
 }
 
 TEST(KrrMrc, BadOptionsAreErrors) {

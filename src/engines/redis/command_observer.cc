@@ -1,0 +1,130 @@
+#include "engines/redis/command_observer.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "base/hash.h"
+#include "symbiosis/error.h"
+#include "symbiosis/redis_cache.h"
+
+namespace symbiosis {
+
+namespace {
+
+// A value's size where no write of the key was seen and none of any key.
+constexpr uint32_t kUnknownValueBytes = 64;
+
+bool Is(std::string_view name, std::string_view command) {
+  return name.size() == command.size() &&
+         strncasecmp(name.data(), command.data(), command.size()) == 0;
+}
+
+KrrOptions CurveOptions(const CommandObserverOptions& o) {
+  KrrOptions k;
+  k.unit = CacheUnit::kBytes;
+  k.rate = o.rate;
+  k.min_keys = o.min_keys;
+  k.seed = o.seed;
+  return k;
+}
+
+}  // namespace
+
+CommandObserver::CommandObserver(const CommandObserverOptions& options) : options_(options) {
+  if (options.ks.empty()) throw InputError("the Redis module needs at least one K (ks 1,5,8,16)");
+  for (const uint32_t k : options.ks) {
+    if (k == 0 || k > 64) {
+      throw InputError("a K (maxmemory-samples) must be from 1 to 64; got " + std::to_string(k));
+    }
+  }
+  Reset();
+}
+
+void CommandObserver::Reset() {
+  curves_ = std::make_unique<KrrCurves>(CurveOptions(options_), options_.ks);
+  bytes_.clear();
+  known_bytes_ = 0;
+  pruned_at_ = 0;
+  stats_ = ObserverStats{};
+}
+
+void CommandObserver::Observe(const std::vector<std::string_view>& argv) {
+  stats_.commands++;
+  const size_t argc = argv.size();
+  if (argc < 2) return;
+  const std::string_view name = argv[0];
+  // The commonest first: a cache's GETs and SETs.
+  if (Is(name, "get") || Is(name, "getex") || Is(name, "getdel")) {
+    Read(argv[1]);
+  } else if (Is(name, "set") || Is(name, "setnx")) {
+    if (argc >= 3) Write(argv[1], argv[2]);
+  } else if (Is(name, "mget")) {
+    for (size_t i = 1; i < argc; i++) Read(argv[i]);
+  } else if (Is(name, "setex") || Is(name, "psetex")) {
+    if (argc >= 4) Write(argv[1], argv[3]);
+  } else if (Is(name, "getset")) {
+    if (argc >= 3) {
+      Read(argv[1]);
+      Write(argv[1], argv[2]);
+    }
+  } else if (Is(name, "mset") || Is(name, "msetnx")) {
+    for (size_t i = 1; i + 1 < argc; i += 2) Write(argv[i], argv[i + 1]);
+  }
+}
+
+void CommandObserver::Read(std::string_view key) {
+  stats_.reads++;
+  const uint64_t h = HashString(key);
+  uint64_t bytes = bytes_.empty() ? RedisKeyBytes(static_cast<uint32_t>(key.size()),
+                                                  kUnknownValueBytes)
+                                  : known_bytes_ / bytes_.size();
+  if (curves_->Sampled(h)) {
+    stats_.sampled_reads++;
+    if (const auto it = bytes_.find(h); it != bytes_.end()) bytes = it->second;
+  }
+  curves_->Access(h, static_cast<uint32_t>(std::max<uint64_t>(bytes, 1)));
+}
+
+void CommandObserver::Write(std::string_view key, std::string_view value) {
+  stats_.writes++;
+  const uint64_t h = HashString(key);
+  if (!curves_->Sampled(h)) return;
+  const uint32_t bytes = static_cast<uint32_t>(std::min<uint64_t>(
+      RedisKeyBytes(static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())),
+      UINT32_MAX));
+  auto [it, inserted] = bytes_.try_emplace(h, bytes);
+  if (!inserted) known_bytes_ -= it->second;
+  it->second = bytes;
+  known_bytes_ += bytes;
+  // The sample's halvings drop keys; their sizes go when the map has
+  // doubled since the last look.
+  if (bytes_.size() >= 2 * std::max<size_t>(pruned_at_, options_.min_keys)) {
+    for (auto i = bytes_.begin(); i != bytes_.end();) {
+      if (curves_->Sampled(i->first)) {
+        ++i;
+      } else {
+        known_bytes_ -= i->second;
+        i = bytes_.erase(i);
+      }
+    }
+    pruned_at_ = bytes_.size();
+  }
+}
+
+std::vector<MissRatioCurve> CommandObserver::Curves(size_t points) const {
+  if (stats_.reads == 0 || curves_->WorkingSet() == 0) return {};
+  return curves_->Curves(EvenSizes(curves_->WorkingSet(), points));
+}
+
+ObserverStats CommandObserver::Stats() const {
+  ObserverStats s = stats_;
+  s.rate = curves_->rate();
+  s.sized_keys = bytes_.size();
+  s.memory_bytes = curves_->MemoryUsage() + bytes_.size() * (sizeof(uint64_t) + 2 * sizeof(void*));
+  return s;
+}
+
+}  // namespace symbiosis

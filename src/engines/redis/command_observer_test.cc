@@ -1,0 +1,103 @@
+#include "engines/redis/command_observer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "base/hash.h"
+#include "symbiosis/error.h"
+#include "symbiosis/redis_cache.h"
+
+namespace symbiosis {
+namespace {
+
+std::vector<std::string_view> Argv(const std::vector<std::string>& words) {
+  return {words.begin(), words.end()};
+}
+
+TEST(CommandObserverTest, ReadsAreRequestsAndWritesGiveSizes) {
+  CommandObserverOptions o;
+  o.rate = 1;
+  o.ks = {5};
+  CommandObserver observer(o);
+  const std::vector<std::vector<std::string>> commands = {
+      {"GET", "a"},           {"set", "a", std::string(100, 'v')}, {"Get", "a"},
+      {"MGET", "a", "b", "c"}, {"MSET", "b", "1", "c", "22"},         {"SETEX", "d", "10", "v"},
+      {"GETSET", "d", "w"},   {"INCR", "e"},                          {"PING"},
+      {"GETDEL", "d"}};
+  for (const auto& c : commands) {
+    std::vector<std::string> words = c;
+    observer.Observe(Argv(words));
+  }
+  const ObserverStats s = observer.Stats();
+  EXPECT_EQ(s.commands, commands.size());
+  EXPECT_EQ(s.reads, 1u + 1 + 3 + 1 + 1);    // GET, Get, MGET's three, GETSET, GETDEL
+  EXPECT_EQ(s.writes, 1u + 2 + 1 + 1);       // set, MSET's two, SETEX, GETSET
+  EXPECT_EQ(s.sampled_reads, s.reads);       // R = 1
+  EXPECT_EQ(s.sized_keys, 4u);               // a, b, c, d
+}
+
+// A cache-aside stream at R = 1: the working set is what the server's
+// used_memory grows by to hold every key (RedisKeyBytes of its name and
+// value), and a larger K misses less where the cache is small.
+TEST(CommandObserverTest, CurvesInTheServersBytes) {
+  CommandObserverOptions o;
+  o.rate = 1;
+  o.ks = {1, 16};
+  CommandObserver observer(o);
+  uint64_t rng = 3;
+  std::vector<bool> seen(2000);
+  uint64_t expected = 0;
+  for (int i = 0; i < 100000; i++) {
+    const double u = static_cast<double>(SplitMix64(&rng) >> 11) / 9007199254740992.0;
+    const uint64_t k = static_cast<uint64_t>(2000 * u * u * u);
+    std::string key = "key:" + std::to_string(k);
+    std::vector<std::string> get = {"GET", key};
+    observer.Observe(Argv(get));
+    if (!seen[k]) {
+      seen[k] = true;
+      std::vector<std::string> set = {"SET", key, std::string(200 + k % 300, 'v')};
+      observer.Observe(Argv(set));
+      expected += RedisKeyBytes(static_cast<uint32_t>(key.size()), 200 + k % 300);
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(observer.WorkingSet()), static_cast<double>(expected),
+              0.02 * static_cast<double>(expected));
+  const std::vector<MissRatioCurve> curves = observer.Curves(10);
+  ASSERT_EQ(curves.size(), 2u);
+  EXPECT_GT(curves[0].miss_ratios[1], curves[1].miss_ratios[1]);  // K=1 is random
+  EXPECT_GT(curves[1].miss_ratios[0], curves[1].miss_ratios[9]);
+  observer.Reset();
+  EXPECT_TRUE(observer.Curves(10).empty());
+  EXPECT_EQ(observer.Stats().reads, 0u);
+}
+
+TEST(CommandObserverTest, ASampleSeesItsShareOfTheKeys) {
+  CommandObserverOptions o;
+  o.rate = 0.01;
+  o.min_keys = 100;
+  CommandObserver observer(o);
+  for (int i = 0; i < 200000; i++) {
+    std::vector<std::string> get = {"GET", "k" + std::to_string(i % 50000)};
+    observer.Observe(Argv(get));
+  }
+  const ObserverStats s = observer.Stats();
+  EXPECT_DOUBLE_EQ(s.rate, 0.01);
+  // All keys until the floor fills, then 1%.
+  EXPECT_NEAR(static_cast<double>(s.sampled_reads), 0.01 * s.reads, 0.005 * s.reads);
+}
+
+TEST(CommandObserverTest, BadOptionsAreInputErrors) {
+  CommandObserverOptions o;
+  o.ks = {};
+  EXPECT_THROW(CommandObserver{o}, InputError);
+  o.ks = {0};
+  EXPECT_THROW(CommandObserver{o}, InputError);
+  o.ks = {5};
+  o.rate = 0;
+  EXPECT_THROW(CommandObserver{o}, InputError);
+}
+
+}  // namespace
+}  // namespace symbiosis
