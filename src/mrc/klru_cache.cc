@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model/slot_index.h"
+#include "mrc/per_size_curve.h"
 #include "symbiosis/error.h"
 #include "base/hash.h"
 
@@ -178,9 +179,7 @@ size_t KLruCache::MemoryUsage() const { return rep_->MemoryUsage(); }
 
 KLruSimMrc::KLruSimMrc(const KLruOptions& options, const std::vector<uint64_t>& sizes)
     : MrcBuilder(options.unit), sizes_(sizes) {
-  if (sizes.empty() || !std::is_sorted(sizes.begin(), sizes.end()) || sizes.front() == 0) {
-    throw InputError("the K-LRU simulator needs capacities above 0 in ascending order");
-  }
+  CheckPerSizeSizes(sizes, "the K-LRU simulator");
   for (const uint64_t size : sizes) {
     KLruOptions o = options;
     o.capacity = size;
@@ -197,29 +196,9 @@ void KLruSimMrc::Access(uint64_t key, uint32_t size) {
 }
 
 MissRatioCurve KLruSimMrc::Curve(const std::vector<uint64_t>& sizes) {
-  if (sizes != sizes_) {
-    throw InputError("the K-LRU simulator ran at other capacities; ask for the ones it was "
-                     "built with");
-  }
-  MissRatioCurve curve;
-  curve.unit = unit();
-  curve.sizes = sizes;
-  curve.requests = curve.sampled_requests = requests_;
-  for (const auto& cache : caches_) {
-    const uint64_t n = cache->hits() + cache->misses();
-    curve.miss_ratios.push_back(n ? static_cast<double>(cache->misses()) / n : 0);
-    if (unit() == CacheUnit::kBytes) {
-      const uint64_t b = cache->hit_bytes() + cache->miss_bytes();
-      curve.byte_miss_ratios.push_back(b ? static_cast<double>(cache->miss_bytes()) / b : 0);
-    }
-  }
-  return curve;
+  return PerSizeCurve("the K-LRU simulator", unit(), sizes_, sizes, requests_, caches_);
 }
 
-size_t KLruSimMrc::MemoryUsage() const {
-  size_t total = 0;
-  for (const auto& cache : caches_) total += cache->MemoryUsage();
-  return total;
-}
+size_t KLruSimMrc::MemoryUsage() const { return PerSizeMemory(caches_); }
 
 }  // namespace symbiosis

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/hash.h"
+#include "mrc/per_size_curve.h"
 #include "symbiosis/error.h"
 
 namespace symbiosis {
@@ -306,9 +307,7 @@ size_t RedisCache::MemoryUsage() const { return rep_->MemoryUsage(); }
 
 RedisSimMrc::RedisSimMrc(const RedisSimOptions& options, const std::vector<uint64_t>& sizes)
     : MrcBuilder(options.cache.unit), options_(options), sizes_(sizes) {
-  if (sizes.empty() || !std::is_sorted(sizes.begin(), sizes.end()) || sizes.front() == 0) {
-    throw InputError("the Redis model needs capacities above 0 in ascending order");
-  }
+  CheckPerSizeSizes(sizes, "the Redis model");
   if (!(options.request_rate >= 0)) {
     throw InputError("the request rate must be 0 (times from the trace) or above");
   }
@@ -338,29 +337,9 @@ void RedisSimMrc::AccessAt(uint64_t key, uint32_t size, uint64_t time_us) {
 }
 
 MissRatioCurve RedisSimMrc::Curve(const std::vector<uint64_t>& sizes) {
-  if (sizes != sizes_) {
-    throw InputError("the Redis model ran at other capacities; ask for the ones it was built "
-                     "with");
-  }
-  MissRatioCurve curve;
-  curve.unit = unit();
-  curve.sizes = sizes;
-  curve.requests = curve.sampled_requests = requests_;
-  for (const auto& cache : caches_) {
-    const uint64_t n = cache->hits() + cache->misses();
-    curve.miss_ratios.push_back(n ? static_cast<double>(cache->misses()) / n : 0);
-    if (unit() == CacheUnit::kBytes) {
-      const uint64_t b = cache->hit_bytes() + cache->miss_bytes();
-      curve.byte_miss_ratios.push_back(b ? static_cast<double>(cache->miss_bytes()) / b : 0);
-    }
-  }
-  return curve;
+  return PerSizeCurve("the Redis model", unit(), sizes_, sizes, requests_, caches_);
 }
 
-size_t RedisSimMrc::MemoryUsage() const {
-  size_t total = 0;
-  for (const auto& cache : caches_) total += cache->MemoryUsage();
-  return total;
-}
+size_t RedisSimMrc::MemoryUsage() const { return PerSizeMemory(caches_); }
 
 }  // namespace symbiosis
