@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from typing import Dict, List
 
@@ -28,9 +27,9 @@ import numpy as np
 
 try:
     from symbiosis import _native
-    from symbiosis.mrc import miss_ratio_curve
     from symbiosis.redis_check import (Requests, check, data_bytes, empty_server_bytes, hotspot,
-                                       variable_sizes, zipfian, zipfian_with_scans)
+                                       klru_miss_ratio, miss_ratio_at, variable_sizes, zipfian,
+                                       zipfian_with_scans)
 except ImportError:
     sys.exit("redis_model.py: the symbiosis package is not importable; run it with the project's "
              ".venv/bin/python (scripts/setup.sh makes it)")
@@ -66,17 +65,8 @@ def workloads(requests: int, keys: int, value_bytes: int) -> List[Requests]:
 
 def others(requests: Requests, keys_held: int, samples: int) -> Dict[str, float]:
     """KRR and the K-LRU simulator (with Redis's pool) at the keys held."""
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "r.csv")
-        np.savetxt(path, np.column_stack([requests.keys, requests.sizes]).astype(np.uint64),
-                   fmt="%d", delimiter=",")
-        out = {}
-        for name, kw in (("krr", {}), ("klru_pool", {"pool": 16})):
-            algo = "krr" if name == "krr" else "klru-sim"
-            out[name] = float(miss_ratio_curve(path, format="csv", columns="key=1,size=2",
-                                               algo=algo, sizes=[keys_held], k=samples,
-                                               **kw).miss_ratios[0])
-    return out
+    return {"krr": miss_ratio_at(requests, keys_held, "krr", k=samples),
+            "klru_pool": klru_miss_ratio(requests, keys_held, samples)}
 
 
 def main() -> int:

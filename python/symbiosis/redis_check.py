@@ -165,30 +165,33 @@ def replay(server: RedisServer, requests: Requests,
     return Replay(n, misses, keys_held, base, evicted, seconds, times)
 
 
+def miss_ratio_at(requests: Requests, size: int, algo: str, *,
+                  times_us: Optional[np.ndarray] = None, **options) -> float:
+    """`algo`'s miss ratio of `requests` (at `times_us` when given) at one
+    size, through `symbiosis.mrc.miss_ratio_curve` and a csv of them."""
+    columns = [requests.keys, requests.sizes] + ([times_us] if times_us is not None else [])
+    with tempfile.TemporaryDirectory(prefix="symbiosis-redis-check-") as d:
+        path = os.path.join(d, "requests.csv")
+        np.savetxt(path, np.column_stack(columns).astype(np.uint64), fmt="%d", delimiter=",")
+        curve = miss_ratio_curve(
+            path, format="csv", algo=algo, sizes=[size],
+            columns="key=1,size=2" + (",time=3,time_unit=us" if times_us is not None else ""),
+            **options)
+    return float(curve.miss_ratios[0])
+
+
 def model_miss_ratio(requests: Requests, times_us: np.ndarray, *, capacity: int,
                      in_bytes: bool, samples: int, seed: int = 1) -> float:
     """The Redis model's miss ratio of `requests` at `times_us`, holding
     `capacity` keys, or bytes of maxmemory less the empty server's use."""
-    with tempfile.TemporaryDirectory(prefix="symbiosis-redis-check-") as d:
-        path = os.path.join(d, "requests.csv")
-        np.savetxt(path, np.column_stack([requests.keys, requests.sizes, times_us]).astype(np.uint64),
-                   fmt="%d", delimiter=",")
-        curve = miss_ratio_curve(path, format="csv", columns="key=1,size=2,time=3,time_unit=us",
-                                 algo="redis", bytes=in_bytes, sizes=[capacity], k=samples,
-                                 key_bytes=KEY_BYTES, seed=seed)
-    return float(curve.miss_ratios[0])
+    return miss_ratio_at(requests, capacity, "redis", times_us=times_us, bytes=in_bytes,
+                         k=samples, key_bytes=KEY_BYTES, seed=seed)
 
 
 def klru_miss_ratio(requests: Requests, keys: int, samples: int, seed: int = 1) -> float:
     """Textbook K-LRU with Redis's 16-entry pool, holding `keys` keys, and
     no clock (each request is its own tick): what KRR models."""
-    with tempfile.TemporaryDirectory(prefix="symbiosis-redis-check-") as d:
-        path = os.path.join(d, "requests.csv")
-        np.savetxt(path, np.column_stack([requests.keys, requests.sizes]).astype(np.uint64),
-                   fmt="%d", delimiter=",")
-        curve = miss_ratio_curve(path, format="csv", columns="key=1,size=2", algo="klru-sim",
-                                 sizes=[keys], k=samples, pool=16, seed=seed)
-    return float(curve.miss_ratios[0])
+    return miss_ratio_at(requests, keys, "klru-sim", k=samples, pool=16, seed=seed)
 
 
 @dataclass
