@@ -214,3 +214,15 @@ def test_cli_redis_in_bytes_runs_alone(tmp_path):
     assert result["working_set"] == (n * _native.redis_key_bytes(24, 4096) +
                                      _native.redis_table_bytes(n))
     assert result["parameters"]["key_bytes"] == 24
+
+
+@pytest.mark.parametrize("flag, value, message", [
+    ("--request-rate", "0", "--request-rate: 0 is outside"),
+    ("--request-rate", "fast", "--request-rate: 'fast' is not a number"),
+    ("--key-bytes", "0", "--key-bytes: 0 must be a whole number from 1 to 512"),
+])
+def test_bad_redis_flags_are_one_line_errors(tmp_path, flag, value, message):
+    trace = tmp_path / "t.bin"
+    write_oracle(trace, [1, 2, 3])
+    proc = run_cli("mrc", "--trace", str(trace), "--algo", "redis", flag, value, check=False)
+    assert_one_error_line(proc, message)
