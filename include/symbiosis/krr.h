@@ -72,6 +72,17 @@ class KrrCurves {
   void Access(uint64_t key, uint32_t size);
   // Whether `key` is in the sample now (a halving may drop it later).
   bool Sampled(uint64_t key) const;
+
+  // Access in two halves, for a server that must not wait on the stacks:
+  // the thread that sees the requests calls Count for every one (a count,
+  // a distinct-key register and a compare) and hands those it returns true
+  // for, in order, to AccessSampled on one other thread, which updates the
+  // stacks and may halve the sample. Count and AccessSampled may run at
+  // once; every other member, Curves included, needs AccessSampled's
+  // thread quiet (the caller's lock), and Count's thread is the only one
+  // that may call them.
+  bool Count(uint64_t key, uint32_t size);
+  void AccessSampled(uint64_t key, uint32_t size);
   // One curve per K, in ks() order. REQUIRES: sizes ascending, each > 0.
   std::vector<MissRatioCurve> Curves(const std::vector<uint64_t>& sizes) const;
   const std::vector<uint32_t>& ks() const;

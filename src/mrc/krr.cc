@@ -48,14 +48,24 @@ class KrrCurves::Rep {
   }
 
   void Access(uint64_t key, uint32_t size) {
+    if (Count(key, size)) AccessStacks(key, size);
+  }
+
+  bool Count(uint64_t key, uint32_t size) {
     requests_++;
     requested_bytes_ += size;
-    if (!all_) {
-      distinct_.Add(Mix64(key));
-      if (!sample_.Holds(Hash64(options_.seed, key))) return;
-    }
+    if (all_) return true;
+    distinct_.Add(Mix64(key));
+    return sample_.Holds(Hash64(options_.seed, key));
+  }
+
+  void AccessSampled(uint64_t key, uint32_t size) {
+    if (Sampled(key)) AccessStacks(key, size);  // else a halving since Count dropped it
+  }
+
+  // Sampled distances; Curve scales the sizes by the sample's key share.
+  void AccessStacks(uint64_t key, uint32_t size) {
     sampled_++;
-    // Sampled distances; Curve scales the sizes by the sample's key share.
     bool cold = false;
     for (size_t i = 0; i < stacks_.size(); i++) {
       const uint64_t d = stacks_[i]->Access(key, size);
@@ -150,6 +160,8 @@ KrrCurves::KrrCurves(const KrrOptions& options, const std::vector<uint32_t>& ks)
 }
 KrrCurves::~KrrCurves() = default;
 void KrrCurves::Access(uint64_t key, uint32_t size) { rep_->Access(key, size); }
+bool KrrCurves::Count(uint64_t key, uint32_t size) { return rep_->Count(key, size); }
+void KrrCurves::AccessSampled(uint64_t key, uint32_t size) { rep_->AccessSampled(key, size); }
 bool KrrCurves::Sampled(uint64_t key) const { return rep_->Sampled(key); }
 std::vector<MissRatioCurve> KrrCurves::Curves(const std::vector<uint64_t>& sizes) const {
   std::vector<MissRatioCurve> out;

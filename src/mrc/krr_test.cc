@@ -202,6 +202,39 @@ TEST(KrrCurves, EachCurveIsItsKsAlone) {
   EXPECT_THROW(KrrCurves(o, {}), InputError);
 }
 
+// Count now, AccessSampled later (a server's thread and its helper): the
+// same curves as Access, though the sample halves while reads wait.
+TEST(KrrCurves, CountedNowAndAccessedLaterIsAccess) {
+  const auto records = WorkloadRecords("zipfian", 20'000, 200'000);
+  KrrOptions o;
+  o.unit = CacheUnit::kBytes;
+  o.rate = 0.02;
+  o.min_keys = 300;
+  const std::vector<uint32_t> ks = {1, 8};
+  KrrCurves now(o, ks);
+  KrrCurves split(o, ks);
+  std::vector<std::pair<uint64_t, uint32_t>> queued;
+  size_t next = 0;
+  for (const auto& r : records) {
+    now.Access(r.key, r.size);
+    if (split.Count(r.key, r.size)) queued.emplace_back(r.key, r.size);
+    for (; next + 1000 < queued.size(); next++) {
+      split.AccessSampled(queued[next].first, queued[next].second);
+    }
+  }
+  for (; next < queued.size(); next++) split.AccessSampled(queued[next].first, queued[next].second);
+  EXPECT_LT(split.rate(), 0.5);  // halved while reads waited
+  EXPECT_GT(queued.size(), split.sampled_requests());  // some were dropped on the way
+  EXPECT_EQ(split.sampled_requests(), now.sampled_requests());
+  const std::vector<uint64_t> sizes = EvenSizes(now.WorkingSet(), 10);
+  const std::vector<MissRatioCurve> want = now.Curves(sizes);
+  const std::vector<MissRatioCurve> got = split.Curves(sizes);
+  for (size_t i = 0; i < ks.size(); i++) {
+    EXPECT_EQ(got[i].miss_ratios, want[i].miss_ratios) << "K=" << ks[i];
+    EXPECT_EQ(got[i].byte_miss_ratios, want[i].byte_miss_ratios) << "K=" << ks[i];
+  }
+}
+
 TEST(KrrMrc, BadOptionsAreErrors) {
   KrrOptions o;
   o.k = 0;

@@ -17,6 +17,7 @@
 #define SYMBIOSIS_MRC_SAMPLE_THRESHOLD_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -31,21 +32,35 @@ class SampleThreshold {
         min_keys_(rate < 1 ? min_keys : 0),
         threshold_(min_keys_ > 0 ? kAll : target_) {}
 
-  bool Holds(uint64_t hash) const { return threshold_ == kAll || hash < threshold_; }
-  bool HoldsAll() const { return threshold_ == kAll; }
+  // Holds and rate may run on one thread while another halves the rate
+  // (KrrCurves' two-thread use): the threshold is a relaxed atomic, a
+  // plain load on x86. A key dropped by a halving the reader has not seen
+  // yet is dropped again by the writer's own check.
+  bool Holds(uint64_t hash) const {
+    const uint64_t t = threshold();
+    return t == kAll || hash < t;
+  }
+  bool HoldsAll() const { return threshold() == kAll; }
   double rate() const {
-    return threshold_ == kAll ? 1.0 : std::ldexp(static_cast<double>(threshold_), -64);
+    const uint64_t t = threshold();
+    return t == kAll ? 1.0 : std::ldexp(static_cast<double>(t), -64);
   }
 
   // Whether a sample of `keys` keys should halve its rate now.
-  bool Full(size_t keys) const { return min_keys_ > 0 && keys >= 2 * min_keys_ && threshold_ != target_; }
+  bool Full(size_t keys) const {
+    return min_keys_ > 0 && keys >= 2 * min_keys_ && threshold() != target_;
+  }
 
   // Halves the rate, not below R. REQUIRES: Full().
-  void Halve() { threshold_ = std::max(threshold_ == kAll ? uint64_t{1} << 63 : threshold_ / 2, target_); }
+  void Halve() {
+    const uint64_t t = threshold();
+    threshold_.store(std::max(t == kAll ? uint64_t{1} << 63 : t / 2, target_),
+                     std::memory_order_relaxed);
+  }
 
   // Lowers the threshold to `threshold` (fixed-size SHARDS: to the largest
   // hash it keeps). REQUIRES: below the present one.
-  void LowerTo(uint64_t threshold) { threshold_ = threshold; }
+  void LowerTo(uint64_t threshold) { threshold_.store(threshold, std::memory_order_relaxed); }
 
  private:
   static constexpr uint64_t kAll = ~uint64_t{0};
@@ -53,9 +68,11 @@ class SampleThreshold {
     return rate >= 1 ? kAll : static_cast<uint64_t>(std::ldexp(rate, 64));
   }
 
+  uint64_t threshold() const { return threshold_.load(std::memory_order_relaxed); }
+
   const uint64_t target_;  // R's threshold
   const uint64_t min_keys_;  // 0: the rate is R from the start
-  uint64_t threshold_;       // kAll: every key
+  std::atomic<uint64_t> threshold_;  // kAll: every key
 };
 
 }  // namespace symbiosis

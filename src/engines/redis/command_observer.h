@@ -14,18 +14,28 @@
 //
 // Cost of a command whose key is not sampled: a length check and a few
 // byte compares for its name, a hash of the key, a distinct-key register
-// and a compare. Not thread-safe: Redis runs commands and filters on its
-// main thread.
+// and a compare. A sampled read costs the KRR stacks of every K (hundreds
+// of steps at K = 16); with `background` (the module's way) it is queued
+// instead to a thread of the observer's own, which updates the stacks, so
+// the command's thread pays a ring slot; when the ring is full the access
+// is dropped and counted, never waited for.
+//
+// Observe, Curves, Stats and Reset are for one thread (Redis runs commands
+// and filters on its main thread); the background thread is internal.
 
 #ifndef SYMBIOSIS_ENGINES_REDIS_COMMAND_OBSERVER_H_
 #define SYMBIOSIS_ENGINES_REDIS_COMMAND_OBSERVER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "base/spsc_ring.h"
 #include "symbiosis/krr.h"
 
 namespace symbiosis {
@@ -35,13 +45,15 @@ struct CommandObserverOptions {
   uint64_t min_keys = 4096;   // a floor on its keys (krr.h)
   std::vector<uint32_t> ks = {1, 5, 8, 16};
   uint64_t seed = 1;
+  bool background = false;    // the stacks on a thread of their own
 };
 
 struct ObserverStats {
   uint64_t commands = 0;     // seen
   uint64_t reads = 0;        // keys read (the requests)
   uint64_t writes = 0;       // keys written
-  uint64_t sampled_reads = 0;
+  uint64_t sampled_reads = 0;  // of them, the ones the curves took
+  uint64_t dropped_reads = 0;  // sampled, and dropped: the ring was full
   double rate = 1;           // the sample's now
   uint64_t sized_keys = 0;   // sampled keys whose size is known
   size_t memory_bytes = 0;   // the curves' and the sizes'
@@ -51,6 +63,9 @@ class CommandObserver {
  public:
   // Throws InputError for a rate outside (0, 1], no K, or a K of 0.
   explicit CommandObserver(const CommandObserverOptions& options);
+  ~CommandObserver();
+  CommandObserver(const CommandObserver&) = delete;
+  CommandObserver& operator=(const CommandObserver&) = delete;
 
   // One command: argv[0] its name (any case), then its arguments.
   void Observe(const std::vector<std::string_view>& argv);
@@ -59,22 +74,43 @@ class CommandObserver {
   // working set; none before the first read. REQUIRES: points > 0.
   std::vector<MissRatioCurve> Curves(size_t points) const;
   const std::vector<uint32_t>& ks() const { return options_.ks; }
-  uint64_t WorkingSet() const { return curves_->WorkingSet(); }
+  uint64_t WorkingSet() const;
   ObserverStats Stats() const;
 
   // Forgets every command seen.
   void Reset();
 
+  // With `background`: waits until the queued reads are in the curves
+  // (tests; the module's commands read the curves as they are).
+  void Drain();
+
  private:
+  struct SampledRead {
+    uint64_t key;
+    uint32_t bytes;
+    uint32_t generation;  // Reset's count when queued: older ones are dropped
+  };
+
   void Read(std::string_view key);
   void Write(std::string_view key, std::string_view value);
+  void RunBackground();
 
-  CommandObserverOptions options_;
-  std::unique_ptr<KrrCurves> curves_;
+  const CommandObserverOptions options_;
+  std::unique_ptr<KrrCurves> curves_;  // its stacks guarded by mu_ with `background`
   std::unordered_map<uint64_t, uint32_t> bytes_;  // sampled keys' costs
   uint64_t known_bytes_ = 0;                       // their sum
+  uint32_t mean_bytes_ = 0;                        // their mean, or a guess before any
   size_t pruned_at_ = 0;                           // bytes_'s size after the last prune
   ObserverStats stats_;
+
+  // With `background`:
+  mutable std::mutex mu_;               // held while the stacks change
+  uint32_t generation_ = 0;             // guarded by mu_ (written by Reset)
+  std::unique_ptr<SpscRing<SampledRead>> ring_;
+  std::atomic<uint64_t> applied_{0};    // reads the thread has taken off the ring
+  uint64_t queued_ = 0;                 // reads put on it
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
 };
 
 }  // namespace symbiosis

@@ -88,6 +88,69 @@ TEST(CommandObserverTest, ASampleSeesItsShareOfTheKeys) {
   EXPECT_NEAR(static_cast<double>(s.sampled_reads), 0.01 * s.reads, 0.005 * s.reads);
 }
 
+// The stacks on their own thread (the module's way) take the very reads
+// of the same commands observed in line: KRR's halves keep their order and
+// a key a halving dropped while queued is dropped on the thread too. The
+// curves differ only by the sizes remembered: while a halving is on its
+// way the command's thread still records the writes of keys it drops.
+TEST(CommandObserverTest, InTheBackgroundTheCurvesAreTheSame) {
+  CommandObserverOptions o;
+  o.rate = 0.05;
+  o.min_keys = 200;  // halvings while reads are queued
+  o.ks = {1, 5, 16};
+  CommandObserver inline_observer(o);
+  o.background = true;
+  CommandObserver background(o);
+  uint64_t rng = 11;
+  for (int i = 0; i < 300000; i++) {
+    const double u = static_cast<double>(SplitMix64(&rng) >> 11) / 9007199254740992.0;
+    const std::string key = "k" + std::to_string(static_cast<uint64_t>(40000 * u * u));
+    std::vector<std::string> command = {"GET", key};
+    if (i % 7 == 0) command = {"SET", key, std::string(i % 500, 'v')};
+    inline_observer.Observe(Argv(command));
+    background.Observe(Argv(command));
+  }
+  background.Drain();
+  const ObserverStats a = inline_observer.Stats();
+  const ObserverStats b = background.Stats();
+  ASSERT_EQ(b.dropped_reads, 0u) << "the ring overflowed: the comparison needs every read";
+  EXPECT_EQ(a.sampled_reads, b.sampled_reads);
+  EXPECT_LT(b.rate, 1.0);  // halved
+  const std::vector<MissRatioCurve> want = inline_observer.Curves(12);
+  const std::vector<MissRatioCurve> got = background.Curves(12);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) {
+    for (size_t j = 0; j < got[i].sizes.size(); j++) {
+      EXPECT_NEAR(got[i].sizes[j], want[i].sizes[j], 0.001 * want[i].sizes[j]);
+      EXPECT_NEAR(got[i].miss_ratios[j], want[i].miss_ratios[j], 0.002) << "K=" << o.ks[i];
+    }
+  }
+  EXPECT_GT(b.memory_bytes, a.memory_bytes);  // the ring
+}
+
+// Reads queued before a RESET do not reach the new curves.
+TEST(CommandObserverTest, ResetDropsWhatIsQueued) {
+  CommandObserverOptions o;
+  o.rate = 1;
+  o.ks = {5};
+  o.background = true;
+  CommandObserver observer(o);
+  for (int round = 0; round < 50; round++) {
+    for (int i = 0; i < 2000; i++) {
+      std::vector<std::string> get = {"GET", "old" + std::to_string(i)};
+      observer.Observe(Argv(get));
+    }
+    observer.Reset();
+    std::vector<std::string> get = {"GET", "new"};
+    observer.Observe(Argv(get));
+    observer.Drain();
+    ASSERT_EQ(observer.Stats().sampled_reads, 1u);
+    const std::vector<MissRatioCurve> curves = observer.Curves(4);
+    ASSERT_EQ(curves.size(), 1u);
+    EXPECT_EQ(curves[0].sampled_requests, 1u) << "round " << round;
+  }
+}
+
 TEST(CommandObserverTest, BadOptionsAreInputErrors) {
   CommandObserverOptions o;
   o.ks = {};

@@ -13,7 +13,10 @@
 //
 // It sees each command through a command filter before the command runs,
 // reads its arguments and returns: it never changes what a command stores
-// or returns, so every client works unchanged.
+// or returns, so every client works unchanged. The sampled reads go to a
+// thread of the module's own (CommandObserver's background), which keeps
+// the stacks: the server's thread pays a hash, a compare and counters per
+// key, and a ring slot per sampled one.
 
 #include <strings.h>
 
@@ -94,12 +97,13 @@ int MrcCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int StatsCommand(RedisModuleCtx* ctx, RedisModuleString** /*argv*/, int argc) {
   if (argc != 1) return RedisModule_WrongArity(ctx);
   const ObserverStats s = observer->Stats();
-  RedisModule_ReplyWithArray(ctx, 16);
+  RedisModule_ReplyWithArray(ctx, 18);
   const std::pair<const char*, long long> counts[] = {
       {"commands", static_cast<long long>(s.commands)},
       {"reads", static_cast<long long>(s.reads)},
       {"writes", static_cast<long long>(s.writes)},
       {"sampled_reads", static_cast<long long>(s.sampled_reads)},
+      {"dropped_reads", static_cast<long long>(s.dropped_reads)},
       {"sized_keys", static_cast<long long>(s.sized_keys)},
       {"memory_bytes", static_cast<long long>(s.memory_bytes)},
       {"ks", static_cast<long long>(observer->ks().size())}};
@@ -170,7 +174,9 @@ extern "C" int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv,
     return REDISMODULE_ERR;
   }
   try {
-    observer = new CommandObserver(ParseArguments(argv, argc));
+    CommandObserverOptions options = ParseArguments(argv, argc);
+    options.background = true;
+    observer = new CommandObserver(options);
   } catch (const InputError& e) {
     RedisModule_Log(ctx, "warning", "symbiosis: %s", e.what());
     return REDISMODULE_ERR;
