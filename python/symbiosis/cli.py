@@ -18,6 +18,7 @@ from symbiosis.bench_cli import add_bench_parser
 from symbiosis.errors import CommandFailed
 from symbiosis.mrc import add_mrc_parser
 from symbiosis.outputs import OutputFiles, json_writer
+from symbiosis.redis_arbiter import add_arbiter_parser
 from symbiosis.study import SimConfig, SimReport, build_trace, run_sim
 from symbiosis.units import format_bytes
 
@@ -554,6 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_mrc_parser(sub)
 
+    add_arbiter_parser(sub)
+
     fig = sub.add_parser(
         "figures", help="regenerate the documentation figures (paper Fig. 4, 5, 7 and ours)",
         description="Runs the studies behind docs/figures and writes a PNG and a JSON each.")
@@ -579,7 +582,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.error("give a command: sim, replay, kernel-models, bench, mrc or figures (see --help)")
+        parser.error("give a command: sim, replay, kernel-models, bench, mrc, redis-arbiter or "
+                     "figures (see --help)")
     return run(args)
 
 

@@ -57,7 +57,7 @@ class RedisServer:
     """One redis-server, started by __enter__ and stopped by __exit__."""
 
     def __init__(self, *, maxmemory: int = 0, samples: int = 5, policy: str = "allkeys-lru",
-                 extra: Sequence[str] = ()) -> None:
+                 extra: Sequence[str] = (), port: int = 0) -> None:
         if maxmemory < 0:
             raise _native.InputError(f"maxmemory must be 0 (no limit) or more bytes; got {maxmemory}")
         if not 1 <= samples <= 64:
@@ -67,7 +67,8 @@ class RedisServer:
         self.policy = policy
         self.extra = list(extra)
         self.host = "127.0.0.1"
-        self.port = 0
+        self.fixed_port = port  # 0: a free one (a restart in a test reuses its port)
+        self.port = port
         self._dir: Optional[str] = None
         self._process: Optional[subprocess.Popen] = None
 
@@ -94,7 +95,7 @@ class RedisServer:
         self._dir = tempfile.mkdtemp(prefix="symbiosis-redis-")
         try:
             for _ in range(3):  # the free port may be taken before the server binds it
-                self.port = _free_port()
+                self.port = self.fixed_port or _free_port()
                 self._process = subprocess.Popen(self._arguments(), stdout=subprocess.DEVNULL,
                                                  stderr=subprocess.DEVNULL)
                 if self._wait_ready(redis):
