@@ -116,7 +116,11 @@ def describe(cell: dict) -> str:
 
 def run(folder: str, args: argparse.Namespace) -> None:
     cells = load_cells(folder)
-    todo = [c for c in cells if not os.path.exists(os.path.join(folder, c["id"] + ".json"))
+    if args.from_cell < 1 or args.from_cell > len(cells):
+        raise SystemExit(f"heldout.py: error: --from-cell {args.from_cell} is not a cell of "
+                         f"this draw (1 to {len(cells)})")
+    todo = [c for c in cells[args.from_cell - 1:]
+            if not os.path.exists(os.path.join(folder, c["id"] + ".json"))
             and not os.path.exists(os.path.join(folder, c["id"] + ".failed"))]
     print(f"{len(cells) - len(todo)} of {len(cells)} cells done; running "
           f"{min(len(todo), args.limit or len(todo))} (commit {commit()})", file=sys.stderr)
@@ -314,6 +318,9 @@ def main() -> None:
                    help="per run, warm-up included (default: 120s; "
                    "docs/decisions/heldout-run-length.md)")
     r.add_argument("--warmup", default="20s", help="left out of the ratios (default: 20s)")
+    r.add_argument("--from-cell", type=int, default=1, metavar="N",
+                   help="start at the draw's Nth cell, leaving the ones before it (run on "
+                        "another machine, say) to a later `run` (default: 1)")
     r.add_argument("--limit", type=int, default=0,
                    help="run at most this many cells, in order (default: all)")
     r.add_argument("--db-dir", default="/var/tmp/symbiosis-bench",

@@ -11,7 +11,7 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 APT_PACKAGES=(g++ cmake ninja-build libgtest-dev python3 python3-dev python3-venv
   libleveldb-dev libsnappy-dev librocksdb-dev libwiredtiger-dev libjemalloc2 pkgconf
-  nlohmann-json3-dev redis-server)
+  nlohmann-json3-dev redis-server libhiredis-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -27,6 +27,7 @@ from symbiosis import converters as cv
 from symbiosis.bench import (driver_path, failed, format_budget_pairs, format_pairs,
                              format_table, format_verdicts, grid_verdicts, make_output,
                              run_budget_pairs, run_pairs, run_setup)
+from symbiosis.bench_redis import add_redis_bench_parser
 from symbiosis.engines import ENGINES
 from symbiosis.errors import CommandFailed, InputError
 from symbiosis.kept_db import KeptDbs, LoadFailed, LoadSpec, check_db_dir, size_text
@@ -183,8 +184,9 @@ def add_bench_parser(sub: argparse._SubParsersAction) -> None:
             formatter_class=argparse.RawDescriptionHelpFormatter)
         _add_bench_args(one, engine)
         one.set_defaults(func=cmd_bench)
+    add_redis_bench_parser(engines)
     bench.set_defaults(func=lambda args: bench.error(
-        "give an engine: " + ", ".join(ENGINES)))
+        "give an engine: " + ", ".join(ENGINES) + ", or redis"))
 
 
 @dataclass

@@ -1,0 +1,341 @@
+"""`symbiosis bench redis`: kRedis's benchmark on real redis-servers.
+
+One redis-server per tenant (Debian's, unmodified, our module loaded) on
+loopback, and redis_load (tools/redis_load.cc, hiredis) playing
+cache-aside for every tenant: GET, and on a miss wait the tenant's miss
+latency (its database, emulated: a sleep) and SET. Each configuration runs
+on fresh servers with the same load:
+
+  equal         maxmemory = M / tenants, K = 5 (what operators do)
+  proportional  maxmemory in proportion to each tenant's working set, K = 5
+  krr5          the arbiter (symbiosis redis-arbiter) on the KRR curves of K = 5
+  kredis        the arbiter, curves merged over K and K per tenant
+  oracle        static sizes and K from the module's curves of a whole earlier
+                run of the same load (kredis's), merged over K: the best
+                static split those curves know, fixed from the start
+
+It reports per tenant and over every request the mean and p99 latency, hit
+ratios and throughput after the warm-up, and each configuration's mean
+latency over the equal split's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from symbiosis import _native
+from symbiosis import converters as cv
+from symbiosis.errors import CommandFailed
+from symbiosis.kredis import allocate, merge_over_k, TenantCurve
+from symbiosis.redis_arbiter import Arbiter, TenantSpec, _parse_mrc, CURVE_POINTS
+from symbiosis.redis_server import RedisServer
+from symbiosis.units import format_bytes, parse_seconds
+
+CONFIGS = ("equal", "proportional", "krr5", "kredis", "oracle")
+KEY_BYTES = 16  # "t03:0000012345"-like names: redis_load's "NAME:index"
+
+
+@dataclass
+class BenchTenant:
+    name: str
+    workload: str
+    keys: int
+    value_bytes: int
+    miss_latency: float  # seconds
+    clients: int = 2
+
+    def working_set(self) -> int:
+        """Bytes of used_memory its keys take when all are held."""
+        key_bytes = len(self.name) + 1 + len(str(self.keys - 1))
+        return self.keys * int(_native.redis_key_bytes(key_bytes, self.value_bytes)) + int(
+            _native.redis_table_bytes(self.keys))
+
+
+def case_tenants(case: str, keys: int, value_bytes: int) -> List[BenchTenant]:
+    """The paper's cases: tenants with their workloads and miss latencies."""
+    if case == "four-mixed":  # two workloads, each at a local and a remote miss
+        specs = [("zipfian", 200e-6), ("zipfian", 2000e-6), ("hotspot10", 200e-6),
+                 ("hotspot10", 2000e-6)]
+    elif case == "four-latencies":
+        specs = [("zipfian", x * 1e-6) for x in (200, 400, 1000, 2000)]
+    elif case == "fifteen":  # miss latencies spaced exponentially, 100 us to 5 ms
+        workloads = ["zipfian", "hotspot10", "hotspot30"]
+        specs = [(workloads[i % 3], 100e-6 * 50 ** (i / 14)) for i in range(15)]
+    else:
+        raise _native.InputError(f"--case {case}: unknown; use four-mixed, four-latencies "
+                                 "or fifteen")
+    return [BenchTenant(f"t{i:02d}", w, keys, value_bytes, lat) for i, (w, lat) in
+            enumerate(specs)]
+
+
+def find_binary(name: str, env: str) -> str:
+    """A binary of ours: $env, the package's bin/, or build/native/."""
+    here = Path(__file__).resolve().parent
+    for candidate in [os.environ.get(env, ""), str(here / "bin" / name),
+                      str(Path.cwd() / "build" / "native" / name)]:
+        if candidate and os.path.exists(candidate):
+            return candidate
+    raise _native.InputError(f"{name} was not found (set {env}, or build it: scripts/setup.sh "
+                             "with libhiredis-dev and cargo installed)")
+
+
+@dataclass
+class RunResult:
+    config: str
+    summary: List[dict]        # per tenant, after the warm-up
+    overall: dict              # every request
+    timeline: List[dict]       # redis_load's interval lines
+    arbiter: List[dict]        # the arbiter's records (dynamic configurations)
+    final_curves: Dict[str, dict]  # name -> {K: (sizes, ratios)}, requests, at the end
+    sizes: Dict[str, int]      # maxmemory at the end
+
+
+def _initial_sizes(config: str, tenants: Sequence[BenchTenant], memory: int,
+                   oracle: Optional[Dict[str, Tuple[int, int]]]) -> Dict[str, Tuple[int, int]]:
+    if config == "proportional":
+        ws = [t.working_set() for t in tenants]
+        return {t.name: (int(memory * w / sum(ws)), 5) for t, w in zip(tenants, ws)}
+    if config == "oracle":
+        assert oracle is not None
+        return oracle
+    return {t.name: (memory // len(tenants), 5) for t in tenants}
+
+
+def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, duration: float,
+               warmup: float, interval: float, module: str, load: str,
+               oracle: Optional[Dict[str, Tuple[int, int]]] = None, quiet: bool = False,
+               seed: int = 1) -> RunResult:
+    """One configuration on fresh servers."""
+    servers = [RedisServer(extra=["--loadmodule", module]) for _ in tenants]
+    started: List[RedisServer] = []
+    try:
+        for s in servers:
+            started.append(s.__enter__())
+        for t, s in zip(tenants, servers):
+            size, k = _initial_sizes(config, tenants, memory, oracle)[t.name]
+            c = s.client()
+            c.config_set("maxmemory-samples", k)
+            c.config_set("maxmemory", size)
+        command = [load, "--duration", f"{duration}s", "--warmup", f"{warmup}s",
+                   "--interval", "1s"]
+        for i, (t, s) in enumerate(zip(tenants, servers)):
+            command += ["--tenant", f"name={t.name},port={s.port},workload={t.workload},"
+                                    f"keys={t.keys},value-bytes={t.value_bytes},"
+                                    f"miss-latency={t.miss_latency * 1e6:.0f}us,"
+                                    f"clients={t.clients},seed={seed * 100 + i}"]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        records: List[dict] = []
+        stop = threading.Event()
+        arbiter_thread = None
+        if config in ("krr5", "kredis"):
+            arbiter = Arbiter([TenantSpec(t.name, s.host, s.port, t.miss_latency)
+                               for t, s in zip(tenants, servers)], memory,
+                              k=5 if config == "krr5" else 0, warn=sys.stderr)
+
+            def arbitrate() -> None:
+                next_time = time.monotonic()
+                while not stop.is_set():
+                    records.append(arbiter.round())
+                    next_time += interval
+                    stop.wait(max(next_time - time.monotonic(), 0))
+
+            arbiter_thread = threading.Thread(target=arbitrate, daemon=True)
+            arbiter_thread.start()
+        out, err = proc.communicate()
+        stop.set()
+        if arbiter_thread is not None:
+            arbiter_thread.join()
+        if proc.returncode != 0:
+            lines = [l for l in err.splitlines() if l.strip()]
+            raise CommandFailed(f"{config}: redis_load failed: "
+                                f"{lines[-1] if lines else f'exit {proc.returncode}'}")
+        lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+        summary = lines[-1]
+        curves, sizes = {}, {}
+        for t, s in zip(tenants, servers):
+            c = s.client()
+            requests, by_k = _parse_mrc(c.execute_command("SYMBIOSIS.MRC", "POINTS",
+                                                          CURVE_POINTS))
+            curves[t.name] = {"requests": requests, "curves": by_k,
+                              "base": _base(c)}
+            sizes[t.name] = int(c.config_get("maxmemory")["maxmemory"])
+        return RunResult(config, summary["summary"], summary["all"], lines[:-1], records,
+                         curves, sizes)
+    finally:
+        for s in started:
+            s.__exit__(None, None, None)
+
+
+def _base(client) -> int:
+    from symbiosis.redis_arbiter import _server_base
+    return _server_base(client.memory_stats())
+
+
+def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,
+                 duration: float) -> Dict[str, Tuple[int, int]]:
+    """The best static split of `run`'s whole-run curves (merged over K),
+    each tenant's rate its reads over the run: maxmemory and K per tenant."""
+    curves, bases = [], []
+    for t in tenants:
+        c = run.final_curves[t.name]
+        sizes, ratios, best_k = merge_over_k(c["curves"])
+        curves.append(TenantCurve(t.name, sizes, ratios, best_k, c["requests"] / duration,
+                                  t.miss_latency))
+        bases.append(c["base"])
+    room = memory - sum(bases)
+    granularity = max(64 << 10, -(-room // 512))
+    split = allocate(curves, room, granularity, [0] * len(tenants))
+    return {t.name: (size + base, c.k_at(size) or 5)
+            for t, size, base, c in zip(tenants, split, bases, curves)}
+
+
+def add_redis_bench_parser(engines) -> None:
+    """Adds `symbiosis bench redis`."""
+    p = engines.add_parser(
+        "redis", help="kRedis on real redis-servers: one budget split among tenants",
+        description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", default="four-mixed",
+                   help="four-mixed (two workloads, each at 200 us and 2 ms misses), "
+                        "four-latencies (200/400/1000/2000 us), fifteen (100 us to 5 ms) "
+                        "(default: four-mixed)")
+    p.add_argument("--shares", type=cv.numbers_in("--shares", 0.01, 1.0, "0.25,0.5,0.75"),
+                   default=[0.25, 0.5, 0.75],
+                   help="M as shares of the tenants' working sets (default: 0.25,0.5,0.75)")
+    p.add_argument("--configs", default=",".join(CONFIGS),
+                   help="comma-separated, of " + ", ".join(CONFIGS) + " (default: all)")
+    p.add_argument("--keys", type=cv.count("--keys"), default=20000,
+                   help="keys per tenant (default: 20000)")
+    p.add_argument("--value-bytes", type=cv.int_in("--value-bytes", 1, 1 << 20), default=500,
+                   help="value size (default: 500)")
+    p.add_argument("--duration", type=cv.seconds("--duration", positive=True), default="120s",
+                   help="per configuration (default: 120s)")
+    p.add_argument("--warmup", type=cv.seconds("--warmup"), default="30s",
+                   help="left out of the results (default: 30s)")
+    p.add_argument("--interval", type=cv.seconds("--interval", positive=True), default="5s",
+                   help="the arbiter's interval (default: 5s)")
+    p.add_argument("--json", default=None, help="write every run as JSON")
+    p.add_argument("--plot", type=cv.plot_path, default=None,
+                   help="mean latency per configuration and the arbiter's sizes (a .png)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_bench_redis)
+
+
+def cmd_bench_redis(args) -> int:
+    configs = [c for c in args.configs.split(",") if c]
+    for c in configs:
+        if c not in CONFIGS:
+            raise _native.InputError(f"--configs: unknown configuration '{c}'; use "
+                                     + ", ".join(CONFIGS))
+    if "oracle" in configs and "kredis" not in configs:
+        raise _native.InputError("--configs: oracle needs kredis's run (its curves); add kredis")
+    duration = parse_seconds(args.duration, "--duration")
+    warmup = parse_seconds(args.warmup, "--warmup")
+    interval = parse_seconds(args.interval, "--interval")
+    if warmup >= duration:
+        raise _native.InputError(f"--warmup {args.warmup} must be shorter than --duration "
+                                 f"{args.duration}")
+    module = find_binary("symbiosis_redis.so", "SYMBIOSIS_REDIS_MODULE")
+    load = find_binary("redis_load", "SYMBIOSIS_REDIS_LOAD")
+    tenants = case_tenants(args.case, args.keys, args.value_bytes)
+    # The oracle runs after the run whose curves it takes.
+    order = [c for c in configs if c != "oracle"] + (["oracle"] if "oracle" in configs else [])
+    results = []
+    for share in args.shares:
+        memory = int(share * sum(t.working_set() for t in tenants))
+        if memory // len(tenants) < 2 << 20:
+            raise _native.InputError(f"--shares {share}: M = {format_bytes(memory)} leaves under "
+                                     "2 MiB a tenant; give more --keys or a larger share")
+        runs: Dict[str, RunResult] = {}
+        for config in order:
+            if not args.quiet:
+                print(f"{args.case}, M = {format_bytes(memory)} ({share:g} of the working sets): "
+                      f"{config} ...", file=sys.stderr, flush=True)
+            oracle = (oracle_sizes(tenants, runs["kredis"], memory, duration)
+                      if config == "oracle" else None)
+            runs[config] = run_config(config, tenants, memory, duration=duration,
+                                      warmup=warmup, interval=interval, module=module,
+                                      load=load, oracle=oracle)
+        results.append({"share": share, "memory": memory, "runs": runs})
+        if not args.quiet:
+            print(format_share(args.case, share, memory, runs))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(to_json(args, tenants, results), f, indent=1)
+    if args.plot:
+        plot_results(args.case, tenants, results, args.plot)
+    return 0
+
+
+def format_share(case: str, share: float, memory: int, runs: Dict[str, RunResult]) -> str:
+    equal = runs.get("equal")
+    lines = [f"\n{case}, M = {format_bytes(memory)} ({share:g} of the working sets)",
+             f"{'config':14} {'mean us':>9} {'vs equal':>9} {'p99 us':>9} {'hit ratio':>9} "
+             f"{'ops/s':>9}  sizes (MiB) at the end"]
+    for name, r in runs.items():
+        vs = (f"{r.overall['mean_us'] / equal.overall['mean_us']:.3f}x" if equal else "-")
+        sizes = " ".join(f"{s / (1 << 20):.1f}" for s in r.sizes.values())
+        lines.append(f"{name:14} {r.overall['mean_us']:9.1f} {vs:>9} {r.overall['p99_us']:9.0f} "
+                     f"{r.overall['hit_ratio']:9.3f} {r.overall['ops_per_s']:9.0f}  {sizes}")
+    return "\n".join(lines)
+
+
+def to_json(args, tenants: Sequence[BenchTenant], results: List[dict]) -> dict:
+    return {"case": args.case, "duration": args.duration, "warmup": args.warmup,
+            "tenants": [t.__dict__ | {"working_set": t.working_set()} for t in tenants],
+            "results": [{"share": r["share"], "memory": r["memory"],
+                         "runs": {name: {"summary": run.summary, "overall": run.overall,
+                                         "sizes": run.sizes, "timeline": run.timeline,
+                                         "arbiter": run.arbiter}
+                                  for name, run in r["runs"].items()}}
+                        for r in results]}
+
+
+def plot_results(case: str, tenants: Sequence[BenchTenant], results: List[dict],
+                 path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    names = list(results[0]["runs"])
+    width = 0.8 / len(results)
+    for i, r in enumerate(results):
+        means = [r["runs"][n].overall["mean_us"] for n in names]
+        axes[0].bar(np.arange(len(names)) + i * width, means, width,
+                    label=f"M = {r['share']:g} of the working sets")
+    axes[0].set_xticks(np.arange(len(names)) + width * (len(results) - 1) / 2, names)
+    axes[0].set_ylabel("mean latency per request (us)")
+    axes[0].set_title(f"{case}: mean latency (lower is better)")
+    axes[0].legend(fontsize=8)
+    last = next((r for r in reversed(results) if "kredis" in r["runs"]), None)
+    if last is not None and last["runs"]["kredis"].arbiter:
+        records = last["runs"]["kredis"].arbiter
+        t0 = records[0]["time"]
+        xs = [rec["time"] - t0 for rec in records]
+        for t in tenants:
+            ys = [next(e["maxmemory"] for e in rec["tenants"] if e["name"] == t.name) / (1 << 20)
+                  for rec in records]
+            axes[1].step(xs, ys, where="post",
+                         label=f"{t.name} {t.workload} {t.miss_latency * 1e6:.0f} us")
+        axes[1].set_xlabel("seconds")
+        axes[1].set_ylabel("maxmemory (MiB)")
+        axes[1].set_title(f"kredis's sizes at M = {last['share']:g} of the working sets")
+        axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

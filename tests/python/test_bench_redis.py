@@ -1,0 +1,58 @@
+"""`symbiosis bench redis`: real redis-servers with the module, redis_load
+(hiredis) playing cache-aside, the arbiter between them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_one_error_line, run_cli
+
+REPO = Path(__file__).resolve().parents[2]
+NATIVE = REPO / "build" / "native"
+
+if shutil.which("redis-server") is None:  # scripts/setup.sh installs it
+    pytest.skip("redis-server is not installed; scripts/setup.sh installs Debian's",
+                allow_module_level=True)
+for built in ("symbiosis_redis.so", "redis_load"):
+    if not (NATIVE / built).is_file():
+        pytest.skip(f"{NATIVE / built} was not built (cmake's message says why)",
+                    allow_module_level=True)
+
+
+def test_every_configuration_runs_and_keeps_to_the_budget(tmp_path):
+    out = tmp_path / "bench.json"
+    proc = run_cli("bench", "redis", "--case", "four-latencies", "--shares", "0.5",
+                   "--keys", "10000", "--duration", "8s", "--warmup", "2s", "--interval", "1s",
+                   "--configs", "equal,proportional,kredis,oracle", "--json", str(out),
+                   "--plot", str(tmp_path / "bench.png"))
+    assert "vs equal" in proc.stdout
+    result = json.loads(out.read_text())["results"][0]
+    memory = result["memory"]
+    assert list(result["runs"]) == ["equal", "proportional", "kredis", "oracle"]
+    for name, run in result["runs"].items():
+        assert run["overall"]["ops"] > 1000, name
+        assert len(run["summary"]) == 4
+        assert sum(run["sizes"].values()) <= memory, name
+        assert all(s > 0 for s in run["sizes"].values()), name
+    # The arbiter measured every tenant; its sizes never added up to more than M.
+    records = result["runs"]["kredis"]["arbiter"]
+    assert len(records) >= 4
+    assert all(t["mode"] == "modelled" for t in records[-1]["tenants"])
+    for r in records:
+        assert sum(t["maxmemory"] for t in r["tenants"]) <= memory
+    assert (tmp_path / "bench.png").stat().st_size > 10_000
+
+
+def test_bad_input_is_one_line():
+    for args, words in [
+        (["--case", "three"], ["--case three"]),
+        (["--configs", "equal,best"], ["unknown configuration 'best'"]),
+        (["--configs", "equal,oracle"], ["oracle needs kredis"]),
+        (["--duration", "5s", "--warmup", "5s"], ["--warmup"]),
+        (["--shares", "0.02", "--keys", "1000"], ["--shares 0.02"]),
+    ]:
+        assert_one_error_line(run_cli("bench", "redis", *args, check=False), *words)
