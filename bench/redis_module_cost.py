@@ -5,19 +5,21 @@ throughput against a server with the module and one without, in turn.
     .venv/bin/python bench/redis_module_cost.py [--rounds 5] [--requests 2000000] \\
         [--module-args "rate 0.01 min-keys 4096 ks 1,5,8,16"] [--json out.json]
 
-Both servers run at once (same build, no persistence, no maxmemory); each
-round runs redis-benchmark -t get,set -c 50 -P 16 -r KEYS -d 100 against
-one and then the other, the order alternating between rounds so that the
-machine's drift hits both alike. A round's ratio is the module server's
-throughput over the plain one's; reported are the median and the range of
-the rounds' ratios, and the module's memory (SYMBIOSIS.STATS) beside the
-server's used_memory.
+Both servers run at once (same build, no persistence, no maxmemory), side
+by side: in each round each server and its own redis-benchmark -t get,set
+-c 50 -P 16 -r KEYS -d 100 share one CPU (every thread of the server, the
+module's too, pinned there), the two pairs at the same time, and the CPUs
+swap between rounds (one of the two takes the disk's interrupts). A
+round's ratio is the module server's throughput over the plain one's;
+reported are the geometric mean and the range of the rounds' ratios, and
+the module's memory (SYMBIOSIS.STATS) beside the server's used_memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import statistics
 import subprocess
@@ -30,10 +32,23 @@ REPO = Path(__file__).resolve().parents[1]
 MODULE = REPO / "build" / "native" / "symbiosis_redis.so"
 
 
-def run_benchmark(port: int, requests: int, keys: int) -> dict:
-    out = subprocess.run(["redis-benchmark", "-p", str(port), "-t", "get,set", "-n",
-                          str(requests), "-c", "50", "-P", "16", "-r", str(keys), "-d", "100",
-                          "-q"], capture_output=True, text=True, check=True).stdout
+def pin(pid: int, cpu: int) -> None:
+    """Every thread of `pid` on `cpu`."""
+    subprocess.run(["taskset", "-a", "-p", "-c", str(cpu), str(pid)], check=True,
+                   capture_output=True)
+
+
+def start_benchmark(port: int, requests: int, keys: int, cpu: int) -> subprocess.Popen:
+    return subprocess.Popen(["taskset", "-c", str(cpu), "redis-benchmark", "-p", str(port),
+                             "-t", "get,set", "-n", str(requests), "-c", "50", "-P", "16",
+                             "-r", str(keys), "-d", "100", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def rates_of(proc: subprocess.Popen) -> dict:
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        sys.exit(f"redis_module_cost.py: error: redis-benchmark failed: {err.strip()[-200:]}")
     rates = {}
     for line in out.replace("\r", "\n").splitlines():
         m = re.match(r"^(GET|SET): ([0-9.]+) requests per second", line.strip())
@@ -47,7 +62,7 @@ def run_benchmark(port: int, requests: int, keys: int) -> dict:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=6, help="an even count: each CPU alike")
     p.add_argument("--requests", type=int, default=2_000_000)
     p.add_argument("--keys", type=int, default=100_000)
     p.add_argument("--module-args", default="", help="the module's arguments (default: its own)")
@@ -59,16 +74,18 @@ def main() -> int:
     with RedisServer() as plain, RedisServer(
             extra=["--loadmodule", str(MODULE), *args.module_args.split()]) as module:
         for r in range(args.rounds):
-            order = [("plain", plain), ("module", module)]
-            if r % 2:
-                order.reverse()
-            rates = {name: run_benchmark(s.port, args.requests, args.keys) for name, s in order}
-            row = {"round": r, "first": order[0][0], "plain": rates["plain"],
+            cpus = {"plain": r % 2, "module": 1 - r % 2}
+            pin(plain._process.pid, cpus["plain"])
+            pin(module._process.pid, cpus["module"])
+            procs = {name: start_benchmark(s.port, args.requests, args.keys, cpus[name])
+                     for name, s in (("plain", plain), ("module", module))}
+            rates = {name: rates_of(p) for name, p in procs.items()}
+            row = {"round": r, "module_cpu": cpus["module"], "plain": rates["plain"],
                    "module": rates["module"],
                    "get_ratio": rates["module"]["GET"] / rates["plain"]["GET"],
                    "set_ratio": rates["module"]["SET"] / rates["plain"]["SET"]}
             rows.append(row)
-            print(f"round {r} ({order[0][0]} first): GET {rates['plain']['GET']:,.0f} vs "
+            print(f"round {r} (module on CPU {cpus['module']}): GET {rates['plain']['GET']:,.0f} vs "
                   f"{rates['module']['GET']:,.0f} ({row['get_ratio']:.3f}x), SET "
                   f"{rates['plain']['SET']:,.0f} vs {rates['module']['SET']:,.0f} "
                   f"({row['set_ratio']:.3f}x)", flush=True)
@@ -76,12 +93,13 @@ def main() -> int:
         stats = c.execute_command("SYMBIOSIS.STATS")
         stats = {k.decode(): v for k, v in zip(stats[::2], stats[1::2])}
         used = int(c.info("memory")["used_memory"])
-    summary = {name: {"median": statistics.median(r[f"{name}_ratio"] for r in rows),
+    summary = {name: {"geomean": math.exp(statistics.fmean(math.log(r[f"{name}_ratio"])
+                                                          for r in rows)),
                       "low": min(r[f"{name}_ratio"] for r in rows),
                       "high": max(r[f"{name}_ratio"] for r in rows)} for name in ("get", "set")}
-    print(f"module / plain: GET median {summary['get']['median']:.3f}x "
-          f"({summary['get']['low']:.3f}-{summary['get']['high']:.3f}), SET median "
-          f"{summary['set']['median']:.3f}x ({summary['set']['low']:.3f}-"
+    print(f"module / plain: GET {summary['get']['geomean']:.3f}x "
+          f"({summary['get']['low']:.3f}-{summary['get']['high']:.3f}), SET "
+          f"{summary['set']['geomean']:.3f}x ({summary['set']['low']:.3f}-"
           f"{summary['set']['high']:.3f}); module memory {int(stats['memory_bytes']):,} B beside "
           f"used_memory {used:,} B; dropped reads {stats['dropped_reads']}, sampled "
           f"{stats['sampled_reads']} of {stats['reads']}, rate {float(stats['rate']):.4g}")

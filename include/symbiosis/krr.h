@@ -51,6 +51,12 @@ struct KrrOptions {
   double rate = 1;           // spatial sampling rate R in (0, 1]
   uint64_t min_keys = 0;     // > 0 with R < 1: a floor on the sampled keys
   double size_base = 1.2;    // bytes mode: spacing of the exact positions
+  // > 0: distances are kept to this many significant bits, rounded up (a
+  // size error under 2^(1 - bits)), so the histogram holds at most
+  // ~64 x 2^bits distances; 0: exact. In bytes almost every distance is distinct, and
+  // exact histograms grow with the sampled requests (a server's module,
+  // which runs for weeks, keeps 7).
+  uint32_t distance_bits = 0;
   uint64_t seed = 1;
 };
 

@@ -8,21 +8,15 @@
 
 namespace symbiosis {
 
-namespace {
-
-// Pending entries are merged once there are this many, or as many as
-// merged ones: amortized O(log n) per request, memory within twice the
-// distinct distances.
-constexpr size_t kMinPending = 1 << 16;
-
-}  // namespace
-
+// Pending entries are merged once there are min_pending_ of them, or as
+// many as merged ones: amortized O(log n) per request, memory within twice
+// the distinct distances.
 void DistanceHistogram::Add(uint64_t distance, uint64_t bytes, double weight) {
   total_weight_ += weight;
   total_bytes_ += weight * static_cast<double>(bytes);
   if (distance == kInfinite) return;
   pending_.push_back({distance, weight, weight * static_cast<double>(bytes)});
-  if (pending_.size() >= std::max(kMinPending, cumulative_.size())) Compact();
+  if (pending_.size() >= std::max(min_pending_, cumulative_.size())) Compact();
 }
 
 void DistanceHistogram::Scale(double factor) {

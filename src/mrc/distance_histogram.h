@@ -23,6 +23,11 @@ class DistanceHistogram {
  public:
   static constexpr uint64_t kInfinite = std::numeric_limits<uint64_t>::max();
 
+  // `min_pending`: requests buffered before they are sorted into the
+  // histogram (at least; more while the histogram is larger). Large for a
+  // fast pass over a trace, small where memory counts (a server's module).
+  explicit DistanceHistogram(size_t min_pending = size_t{1} << 16) : min_pending_(min_pending) {}
+
   // A request of `bytes` bytes at `distance` (kInfinite: a miss at every
   // capacity), standing for `weight` requests.
   void Add(uint64_t distance, uint64_t bytes, double weight = 1.0);
@@ -68,6 +73,7 @@ class DistanceHistogram {
   // Invariant: cumulative_ is sorted by distance, one entry per distinct
   // distance, holding the running sums up to and including it; pending_
   // holds the entries added since the last Compact in any order.
+  size_t min_pending_;
   mutable std::vector<Entry> pending_;
   mutable std::vector<Entry> cumulative_;
   mutable std::vector<Entry> scratch_;  // reused by Compact

@@ -1,6 +1,7 @@
 #include "symbiosis/krr.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -15,6 +16,15 @@
 namespace symbiosis {
 
 namespace {
+
+// `d` to `bits` significant bits, rounded up; `bits` = 0 leaves it.
+uint64_t RoundUpToBits(uint64_t d, uint32_t bits) {
+  const int width = 64 - std::countl_zero(d);
+  if (bits == 0 || width <= static_cast<int>(bits)) return d;
+  const int shift = width - static_cast<int>(bits);
+  const uint64_t rounded = ((d >> shift) + ((d & ((uint64_t{1} << shift) - 1)) != 0)) << shift;
+  return rounded;
+}
 
 KrrStackOptions StackOptions(const KrrOptions& o) {
   KrrStackOptions s;
@@ -39,7 +49,9 @@ class KrrCurves::Rep {
         bytes_mode_(o.unit == CacheUnit::kBytes),
         all_(o.rate == 1),
         sample_(o.rate, o.min_keys),
-        histograms_(ks.size()) {
+        // Bounded distances (distance_bits) bound the histogram; a small
+        // buffer then keeps the whole bounded.
+        histograms_(ks.size(), DistanceHistogram(o.distance_bits > 0 ? 4096 : size_t{1} << 16)) {
     for (const uint32_t k : ks) {
       KrrOptions one = o;
       one.k = k;
@@ -70,7 +82,9 @@ class KrrCurves::Rep {
     for (size_t i = 0; i < stacks_.size(); i++) {
       const uint64_t d = stacks_[i]->Access(key, size);
       cold = d == KrrStack::kColdMiss;
-      histograms_[i].Add(cold ? DistanceHistogram::kInfinite : d, size);
+      histograms_[i].Add(cold ? DistanceHistogram::kInfinite
+                              : RoundUpToBits(d, options_.distance_bits),
+                         size);
     }
     if (cold && sample_.Full(stacks_[0]->entries())) HalveSample();
   }
@@ -144,17 +158,21 @@ class KrrCurves::Rep {
 
 namespace {
 
-void CheckRate(const KrrOptions& options) {
+void CheckOptions(const KrrOptions& options) {
   if (!(options.rate > 0 && options.rate <= 1)) {
     throw InputError("KRR sampling rate " + std::to_string(options.rate) +
                      " is not in (0, 1]; use e.g. 0.01, or 1 for no sampling");
+  }
+  if (options.distance_bits > 32) {
+    throw InputError("KRR distance_bits " + std::to_string(options.distance_bits) +
+                     " is above 32; use e.g. 7, or 0 for exact distances");
   }
 }
 
 }  // namespace
 
 KrrCurves::KrrCurves(const KrrOptions& options, const std::vector<uint32_t>& ks) {
-  CheckRate(options);
+  CheckOptions(options);
   if (ks.empty()) throw InputError("KRR curves need at least one K");
   rep_ = std::make_unique<Rep>(options, ks);  // KrrStack checks the rest
 }
@@ -176,7 +194,7 @@ uint64_t KrrCurves::sampled_requests() const { return rep_->sampled_requests(); 
 size_t KrrCurves::MemoryUsage() const { return rep_->MemoryUsage(); }
 
 KrrMrc::KrrMrc(const KrrOptions& options) : MrcBuilder(options.unit) {
-  CheckRate(options);
+  CheckOptions(options);
   rep_ = std::make_unique<KrrCurves::Rep>(options, std::vector<uint32_t>{options.k});
 }
 

@@ -235,6 +235,38 @@ TEST(KrrCurves, CountedNowAndAccessedLaterIsAccess) {
   }
 }
 
+// Distances kept to 7 significant bits: the curve moves by less than the
+// sizes' 1/64 (at each size it lies between the exact curve there and
+// 1/64 below), and the histogram stops growing with the requests.
+TEST(KrrCurves, DistancesToSevenBitsKeepTheCurveAndBoundTheMemory) {
+  const auto records = WorkloadRecords("zipfian", 5'000, 600'000);  // every key seen early
+  KrrOptions o;
+  o.unit = CacheUnit::kBytes;
+  KrrCurves exact(o, {5});
+  o.distance_bits = 7;
+  KrrCurves rounded(o, {5});
+  size_t half_memory = 0;
+  for (size_t i = 0; i < records.size(); i++) {
+    exact.Access(records[i].key, records[i].size);
+    rounded.Access(records[i].key, records[i].size);
+    if (i == records.size() / 2) half_memory = rounded.MemoryUsage();
+  }
+  const std::vector<uint64_t> sizes = EvenSizes(exact.WorkingSet(), 20);
+  std::vector<uint64_t> below;
+  for (const uint64_t size : sizes) below.push_back(size - size / 64 - 1);
+  const MissRatioCurve want = exact.Curves(sizes)[0];
+  const MissRatioCurve want_below = exact.Curves(below)[0];
+  const MissRatioCurve got = rounded.Curves(sizes)[0];
+  for (size_t i = 0; i < sizes.size(); i++) {
+    EXPECT_GE(got.miss_ratios[i], want.miss_ratios[i] - 1e-12) << sizes[i];  // rounded up
+    EXPECT_LE(got.miss_ratios[i], want_below.miss_ratios[i] + 1e-12) << sizes[i];
+  }
+  EXPECT_LT(rounded.MemoryUsage(), exact.MemoryUsage() / 2);
+  EXPECT_LT(rounded.MemoryUsage(), half_memory * 1.05);  // not growing with the requests
+  o.distance_bits = 33;
+  EXPECT_THROW(KrrCurves(o, {5}), InputError);
+}
+
 TEST(KrrMrc, BadOptionsAreErrors) {
   KrrOptions o;
   o.k = 0;

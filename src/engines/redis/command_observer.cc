@@ -18,6 +18,9 @@ namespace {
 // A value's size where no write of the key was seen and none of any key.
 constexpr uint32_t kUnknownValueBytes = 64;
 
+// Sizes to 1/64 (krr.h): the histograms stay bounded for weeks of requests.
+constexpr uint32_t kDistanceBits = 7;
+
 // The background ring: 16K reads (256 KiB) is 0.3 s of a million commands
 // a second sampled at 2%, taken off in batches.
 constexpr size_t kRingSlots = size_t{1} << 14;
@@ -35,6 +38,7 @@ KrrOptions CurveOptions(const CommandObserverOptions& o) {
   k.rate = o.rate;
   k.min_keys = o.min_keys;
   k.seed = o.seed;
+  k.distance_bits = kDistanceBits;
   return k;
 }
 
