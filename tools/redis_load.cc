@@ -6,6 +6,12 @@
 // a miss. Every hit's value is checked against the key's: a wrong value
 // ends the run (exit 1).
 //
+// With rate=N a tenant's requests arrive open-loop, N a second in all
+// (Poisson arrivals, split over its clients), as a cache's users arrive
+// whatever its latency; a request's latency counts from its arrival, so a
+// client that falls behind counts its queueing too. Without, each client
+// sends its next request when the last one ends (closed loop).
+//
 //   redis_load --tenant name=a,port=6379,workload=zipfian,keys=100000,
 //                       value-bytes=1000,miss-latency=200us,clients=2,seed=1
 //              [--tenant ...] [--host 127.0.0.1] --duration 60s [--interval 1s]
@@ -21,6 +27,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +39,7 @@
 
 #include "driver/flags.h"
 #include "driver/histogram.h"
+#include "base/hash.h"
 #include "driver/json_lines.h"
 #include "symbiosis/error.h"
 #include "symbiosis/workload.h"
@@ -47,6 +55,7 @@ struct Tenant {
   uint32_t value_bytes = 1000;
   double miss_latency_s = 0.0002;
   int clients = 2;
+  double rate = 0;  // requests per second in all; 0: closed loop
   uint64_t seed = 1;
 };
 
@@ -64,7 +73,7 @@ void OnSignal(int) { g_stop.store(true); }
 
 const char kUsage[] =
     "usage: redis_load --tenant name=N,port=P[,workload=W][,keys=K][,value-bytes=B]"
-    "[,miss-latency=D][,clients=C][,seed=S] [--tenant ...] --duration D [--interval 1s] "
+    "[,miss-latency=D][,clients=C][,rate=N][,seed=S] [--tenant ...] --duration D [--interval 1s] "
     "[--host 127.0.0.1]";
 
 Tenant ParseTenant(const std::string& text) {
@@ -94,12 +103,14 @@ Tenant ParseTenant(const std::string& text) {
       t.miss_latency_s = ParseSeconds(value, what);
     } else if (key == "clients") {
       t.clients = static_cast<int>(ParseNumberIn(value, what, 1, true, 64, true, "2"));
+    } else if (key == "rate") {
+      t.rate = ParseNumberIn(value, what, 0, true, 1e7, true, "1000");
     } else if (key == "seed") {
       t.seed = static_cast<uint64_t>(ParseNumberIn(value, what, 0, true, 1e15, true, "1"));
     } else {
       Fail(2, "--tenant: unknown key '" + key +
                   "'; the keys are name, port, workload, keys, value-bytes, miss-latency, "
-                  "clients, seed");
+                  "clients, rate, seed");
     }
   }
   if (t.name.empty() || t.port == 0) Fail(2, "--tenant '" + text + "' needs name= and port=");
@@ -138,11 +149,25 @@ void RunClient(const std::string& host, const Tenant& t, int index, ClientCounte
     g_failed.store(true);
     g_stop.store(true);
   };
+  // Open loop: this client's share of the arrivals, exponential gaps.
+  const double mean_gap_s = t.rate > 0 ? t.clients / t.rate : 0;
+  uint64_t draw = t.seed * 7919 + static_cast<uint64_t>(index) + 1;
+  auto arrival = std::chrono::steady_clock::now();
   while (!g_stop.load(std::memory_order_relaxed)) {
     const KeyRequest r = workload->Next();
     for (uint32_t i = 0; i < r.count && !g_stop.load(std::memory_order_relaxed); i++) {
       const std::string key = KeyOf(t, (r.first_key + i) % t.keys);
-      const auto start = std::chrono::steady_clock::now();
+      auto start = std::chrono::steady_clock::now();
+      if (mean_gap_s > 0) {
+        const double u = (static_cast<double>(SplitMix64(&draw) >> 11) + 0.5) / 9007199254740992.0;
+        arrival += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(-std::log(u) * mean_gap_s));
+        if (arrival > start) {
+          std::this_thread::sleep_until(arrival);
+          if (g_stop.load(std::memory_order_relaxed)) break;
+        }
+        start = arrival;  // latency from the arrival: queueing counts
+      }
       auto* reply = static_cast<redisReply*>(redisCommand(c, "GET %b", key.data(), key.size()));
       if (reply == nullptr) return fail(std::string("GET failed: ") + c->errstr);
       const bool hit = reply->type == REDIS_REPLY_STRING;

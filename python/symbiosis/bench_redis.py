@@ -16,7 +16,9 @@ on fresh servers with the same load:
 
 It reports per tenant and over every request the mean and p99 latency, hit
 ratios and throughput after the warm-up, and each configuration's mean
-latency over the equal split's.
+latency over the equal split's. Requests arrive open-loop at --rate per
+tenant (latency counted from the arrival), so that a configuration changes
+latencies, not the mix of requests; --rate 0 plays closed loops.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -39,13 +40,12 @@ import numpy as np
 from symbiosis import _native
 from symbiosis import converters as cv
 from symbiosis.errors import CommandFailed
-from symbiosis.kredis import allocate, merge_over_k, TenantCurve
-from symbiosis.redis_arbiter import Arbiter, TenantSpec, _parse_mrc, CURVE_POINTS
+from symbiosis.kredis import TenantCurve, allocate, merge_over_k
+from symbiosis.redis_arbiter import CURVE_POINTS, Arbiter, TenantSpec, parse_mrc, server_base
 from symbiosis.redis_server import RedisServer
 from symbiosis.units import format_bytes, parse_seconds
 
 CONFIGS = ("equal", "proportional", "krr5", "kredis", "oracle")
-KEY_BYTES = 16  # "t03:0000012345"-like names: redis_load's "NAME:index"
 
 
 @dataclass
@@ -55,7 +55,15 @@ class BenchTenant:
     keys: int
     value_bytes: int
     miss_latency: float  # seconds
+    rate: float = 0.0    # requests per second, open loop; 0: closed loop
     clients: int = 2
+
+    def client_count(self) -> int:
+        """Closed loop: 2. Open loop: enough that a client is busy at most a
+        third of the time when every request misses."""
+        if self.rate <= 0:
+            return self.clients
+        return max(2, min(64, math.ceil(3 * self.rate * (self.miss_latency + 0.001))))
 
     def working_set(self) -> int:
         """Bytes of used_memory its keys take when all are held."""
@@ -64,7 +72,7 @@ class BenchTenant:
             _native.redis_table_bytes(self.keys))
 
 
-def case_tenants(case: str, keys: int, value_bytes: int) -> List[BenchTenant]:
+def case_tenants(case: str, keys: int, value_bytes: int, rate: float = 0.0) -> List[BenchTenant]:
     """The paper's cases: tenants with their workloads and miss latencies."""
     if case == "four-mixed":  # two workloads, each at a local and a remote miss
         specs = [("zipfian", 200e-6), ("zipfian", 2000e-6), ("hotspot10", 200e-6),
@@ -77,7 +85,7 @@ def case_tenants(case: str, keys: int, value_bytes: int) -> List[BenchTenant]:
     else:
         raise _native.InputError(f"--case {case}: unknown; use four-mixed, four-latencies "
                                  "or fifteen")
-    return [BenchTenant(f"t{i:02d}", w, keys, value_bytes, lat) for i, (w, lat) in
+    return [BenchTenant(f"t{i:02d}", w, keys, value_bytes, lat, rate) for i, (w, lat) in
             enumerate(specs)]
 
 
@@ -135,7 +143,8 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
             command += ["--tenant", f"name={t.name},port={s.port},workload={t.workload},"
                                     f"keys={t.keys},value-bytes={t.value_bytes},"
                                     f"miss-latency={t.miss_latency * 1e6:.0f}us,"
-                                    f"clients={t.clients},seed={seed * 100 + i}"]
+                                    f"clients={t.client_count()},rate={t.rate:g},"
+                                    f"seed={seed * 100 + i}"]
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         records: List[dict] = []
@@ -168,7 +177,7 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
         curves, sizes = {}, {}
         for t, s in zip(tenants, servers):
             c = s.client()
-            requests, by_k = _parse_mrc(c.execute_command("SYMBIOSIS.MRC", "POINTS",
+            requests, by_k = parse_mrc(c.execute_command("SYMBIOSIS.MRC", "POINTS",
                                                           CURVE_POINTS))
             curves[t.name] = {"requests": requests, "curves": by_k,
                               "base": _base(c)}
@@ -181,8 +190,7 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
 
 
 def _base(client) -> int:
-    from symbiosis.redis_arbiter import _server_base
-    return _server_base(client.memory_stats())
+    return server_base(client.memory_stats())
 
 
 def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,
@@ -222,6 +230,10 @@ def add_redis_bench_parser(engines) -> None:
                    help="keys per tenant (default: 20000)")
     p.add_argument("--value-bytes", type=cv.int_in("--value-bytes", 1, 1 << 20), default=500,
                    help="value size (default: 500)")
+    p.add_argument("--rate", type=cv.nonnegative("--rate"), default=1000.0,
+                   help="requests per second per tenant, arriving open-loop whatever the "
+                        "latency (as a cache's users do; Equation 6 weighs misses by it); 0: "
+                        "closed loop, two clients a tenant (default: 1000)")
     p.add_argument("--duration", type=cv.seconds("--duration", positive=True), default="120s",
                    help="per configuration (default: 120s)")
     p.add_argument("--warmup", type=cv.seconds("--warmup"), default="30s",
@@ -251,7 +263,7 @@ def cmd_bench_redis(args) -> int:
                                  f"{args.duration}")
     module = find_binary("symbiosis_redis.so", "SYMBIOSIS_REDIS_MODULE")
     load = find_binary("redis_load", "SYMBIOSIS_REDIS_LOAD")
-    tenants = case_tenants(args.case, args.keys, args.value_bytes)
+    tenants = case_tenants(args.case, args.keys, args.value_bytes, args.rate)
     # The oracle runs after the run whose curves it takes.
     order = [c for c in configs if c != "oracle"] + (["oracle"] if "oracle" in configs else [])
     results = []

@@ -16,10 +16,12 @@ exceeds the budget, even if a server goes away half-way.
 A decision is applied only when it lowers the predicted cost by more than
 the hysteresis share of the cost now (each tenant at its present size and
 K, on the same curves), so that sampling noise moves nothing. A tenant
-without the module, or with no reads yet, keeps a static share (the budget
-over the tenants); one that does not answer keeps the maxmemory it was
-last given, reserved, and is named in a warning each interval; when it
-answers again it is given its size at once. Killing the arbiter leaves
+whose module has not been measured over an interval yet keeps its limit
+(a restarted arbiter moves nothing before it has measured); one without
+the module keeps a static share (the budget over the tenants); one that
+does not answer keeps the maxmemory it was last given, reserved, and is
+named in a warning each interval; when it answers again it is given its
+size at once. Killing the arbiter leaves
 every server at its last size (CONFIG SET is the servers' own state).
 
 Every interval goes to a JSON-lines log, a plot is drawn from it at the
@@ -126,7 +128,7 @@ class TenantState:
     measured: Optional[float] = None
 
 
-def _server_base(stats: dict) -> int:
+def server_base(stats: dict) -> int:
     """The server's own use from MEMORY STATS: its overhead less the key
     tables' (those are in the curves' per-key bytes)."""
     base = int(stats.get("overhead.total", 0))
@@ -137,7 +139,7 @@ def _server_base(stats: dict) -> int:
     return max(base, 0)
 
 
-def _parse_mrc(reply) -> Tuple[int, Dict[int, Tuple[List[int], List[float]]]]:
+def parse_mrc(reply) -> Tuple[int, Dict[int, Tuple[List[int], List[float]]]]:
     """SYMBIOSIS.MRC's reply: (requests, {K: (sizes, miss ratios)})."""
     fields = {(k.decode() if isinstance(k, bytes) else str(k)): v
               for k, v in zip(reply[::2], reply[1::2])}
@@ -219,11 +221,11 @@ class Arbiter:
             stats = c.info("stats")
             config = c.config_get("maxmemory*")
             r = Reading(up=True, maxmemory=int(config["maxmemory"]),
-                        samples=int(config["maxmemory-samples"]), base=_server_base(memory),
+                        samples=int(config["maxmemory-samples"]), base=server_base(memory),
                         hits=int(stats["keyspace_hits"]), misses=int(stats["keyspace_misses"]),
                         time=time.monotonic())
             try:
-                r.requests, r.curves = _parse_mrc(
+                r.requests, r.curves = parse_mrc(
                     c.execute_command("SYMBIOSIS.MRC", "POINTS", CURVE_POINTS))
                 r.module = True
             except self._redis.exceptions.ResponseError:
@@ -358,6 +360,7 @@ class Arbiter:
             scale = abs(old_cost) if old_cost else 1.0
             decision.update(predicted_cost_now=old_cost, predicted_cost_new=new_cost,
                             granularity=granularity)
+            # docs/decisions/arbiter-hysteresis.md
             if must or gain > self.hysteresis * scale:
                 applied_model = True
                 decision["reason"] = decision.get("reason") or (
