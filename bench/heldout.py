@@ -122,8 +122,12 @@ def run(folder: str, args: argparse.Namespace) -> None:
     todo = [c for c in cells[args.from_cell - 1:]
             if not os.path.exists(os.path.join(folder, c["id"] + ".json"))
             and not os.path.exists(os.path.join(folder, c["id"] + ".failed"))]
-    print(f"{len(cells) - len(todo)} of {len(cells)} cells done; running "
-          f"{min(len(todo), args.limit or len(todo))} (commit {commit()})", file=sys.stderr)
+    done = sum(os.path.exists(os.path.join(folder, c["id"] + ext))
+               for c in cells for ext in (".json", ".failed"))
+    print(f"{done} of {len(cells)} cells done; running "
+          f"{min(len(todo), args.limit or len(todo))}"
+          + (f" from cell {args.from_cell}" if args.from_cell > 1 else "")
+          + f" (commit {commit()})", file=sys.stderr)
     if args.limit:
         todo = todo[:args.limit]
     for n, cell in enumerate(todo, 1):
