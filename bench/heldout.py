@@ -119,11 +119,12 @@ def run(folder: str, args: argparse.Namespace) -> None:
     if args.from_cell < 1 or args.from_cell > len(cells):
         raise SystemExit(f"heldout.py: error: --from-cell {args.from_cell} is not a cell of "
                          f"this draw (1 to {len(cells)})")
-    todo = [c for c in cells[args.from_cell - 1:]
-            if not os.path.exists(os.path.join(folder, c["id"] + ".json"))
-            and not os.path.exists(os.path.join(folder, c["id"] + ".failed"))]
-    done = sum(os.path.exists(os.path.join(folder, c["id"] + ext))
-               for c in cells for ext in (".json", ".failed"))
+    def ran(c: dict) -> bool:
+        return any(os.path.exists(os.path.join(folder, c["id"] + ext))
+                   for ext in (".json", ".failed"))
+
+    todo = [c for c in cells[args.from_cell - 1:] if not ran(c)]
+    done = sum(ran(c) for c in cells)
     print(f"{done} of {len(cells)} cells done; running "
           f"{min(len(todo), args.limit or len(todo))}"
           + (f" from cell {args.from_cell}" if args.from_cell > 1 else "")

@@ -132,8 +132,9 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
     try:
         for s in servers:
             started.append(s.__enter__())
+        initial = _initial_sizes(config, tenants, memory, oracle)
         for t, s in zip(tenants, servers):
-            size, k = _initial_sizes(config, tenants, memory, oracle)[t.name]
+            size, k = initial[t.name]
             c = s.client()
             c.config_set("maxmemory-samples", k)
             c.config_set("maxmemory", size)
@@ -180,17 +181,13 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
             requests, by_k = parse_mrc(c.execute_command("SYMBIOSIS.MRC", "POINTS",
                                                           CURVE_POINTS))
             curves[t.name] = {"requests": requests, "curves": by_k,
-                              "base": _base(c)}
+                              "base": server_base(c.memory_stats())}
             sizes[t.name] = int(c.config_get("maxmemory")["maxmemory"])
         return RunResult(config, summary["summary"], summary["all"], lines[:-1], records,
                          curves, sizes)
     finally:
         for s in started:
             s.__exit__(None, None, None)
-
-
-def _base(client) -> int:
-    return server_base(client.memory_stats())
 
 
 def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,

@@ -267,7 +267,7 @@ class Arbiter:
         for t in self.tenants:
             r = self._read(t)
             prev = t.last
-            if r.up and prev is not None and prev.up and r.time > prev.time:
+            if r.up and prev is not None and r.time > prev.time:  # t.last: an up reading
                 dt = r.time - prev.time
                 # A server restarted (or its module reset) counts from 0 again.
                 t.rate = (max(r.requests - prev.requests, 0) / dt
@@ -276,9 +276,8 @@ class Arbiter:
                 t.measured = m / (h + m) if h >= 0 and m >= 0 and h + m > 0 else None
             if r.up:
                 t.given = r.maxmemory  # the server's own word (a restart resets it)
-            readings.append(r)
-            if r.up:
                 t.last = r
+            readings.append(r)
         record = self._decide_and_apply(readings)
         record["decision_seconds"] = time.monotonic() - start
         self.last_record = record
@@ -288,20 +287,22 @@ class Arbiter:
         return record
 
     def _decide_and_apply(self, readings: List[Reading]) -> dict:
-        down = [t for t, r in zip(self.tenants, readings) if not r.up]
-        for t, r in zip(self.tenants, readings):
-            if not r.up:
-                print(f"symbiosis redis-arbiter: warning: tenant {t.spec.name} at "
-                      f"{t.spec.host}:{t.spec.port} does not answer ({r.error}); it keeps "
-                      f"{format_bytes(t.given or self.share)}", file=self.warn)
+        down: List[TenantState] = []
         modelled: List[Tuple[TenantState, Reading, TenantCurve]] = []
         static: List[TenantState] = []
         waiting: List[Tuple[TenantState, Reading]] = []
+        mode: Dict[str, str] = {}  # each tenant's, for the record
         for t, r in zip(self.tenants, readings):
             if not r.up:
+                down.append(t)
+                mode[t.spec.name] = "down"
+                print(f"symbiosis redis-arbiter: warning: tenant {t.spec.name} at "
+                      f"{t.spec.host}:{t.spec.port} does not answer ({r.error}); it keeps "
+                      f"{format_bytes(t.given or self.share)}", file=self.warn)
                 continue
             if not r.module:
                 static.append(t)
+                mode[t.spec.name] = "static"
                 if t.spec.name not in self._warned:
                     self._warned.add(t.spec.name)
                     print(f"symbiosis redis-arbiter: warning: tenant {t.spec.name} has no "
@@ -311,8 +312,10 @@ class Arbiter:
             curve = self._curve(t, r) if t.rate is not None else None
             if curve is None:
                 waiting.append((t, r))  # no rate yet (a first reading) or no curve
+                mode[t.spec.name] = "waiting"
             else:
                 modelled.append((t, r, curve))
+                mode[t.spec.name] = "modelled"
         # What is not the modelled tenants': the absent's reservations, static
         # shares, and the waiting ones' present limits (a restarted arbiter
         # moves nothing before it has measured), or shares where those do
@@ -382,18 +385,11 @@ class Arbiter:
             entry = {"name": t.spec.name, "up": r.up, "module": r.module if r.up else None,
                      "maxmemory": t.given, "samples": r.samples if r.up else None,
                      "base": r.base if r.up else None, "request_rate": t.rate,
-                     "measured_miss_ratio": t.measured,
-                     "mode": "static"}
+                     "measured_miss_ratio": t.measured, "mode": mode[t.spec.name]}
             if t.spec.name in curves and t.given:
                 size = t.given - r.base
                 entry["predicted_miss_ratio"] = float(curves[t.spec.name].miss_ratio_at(size))
                 entry["working_set"] = int(curves[t.spec.name].sizes[-1])
-            if not r.up:
-                entry["mode"] = "down"
-            elif t.spec.name in curves:
-                entry["mode"] = "modelled"
-            elif r.module:
-                entry["mode"] = "waiting"
             tenants.append(entry)
         return {"time": time.time(), "round": self.rounds, "memory": self.memory,
                 "objective": self.objective, "tenants": tenants, "decision": decision,

@@ -45,12 +45,6 @@ class SpscRing {
     return n;
   }
 
-  // Items pushed and not yet popped (a snapshot; either thread).
-  size_t size() const {
-    return static_cast<size_t>(tail_.load(std::memory_order_acquire) -
-                               head_.load(std::memory_order_acquire));
-  }
-  size_t capacity() const { return slots_.size(); }
   size_t MemoryUsage() const { return slots_.capacity() * sizeof(T); }
 
  private:

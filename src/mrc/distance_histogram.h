@@ -26,7 +26,9 @@ class DistanceHistogram {
   // `min_pending`: requests buffered before they are sorted into the
   // histogram (at least; more while the histogram is larger). Large for a
   // fast pass over a trace, small where memory counts (a server's module).
-  explicit DistanceHistogram(size_t min_pending = size_t{1} << 16) : min_pending_(min_pending) {}
+  static constexpr size_t kDefaultMinPending = size_t{1} << 16;
+  explicit DistanceHistogram(size_t min_pending = kDefaultMinPending)
+      : min_pending_(min_pending) {}
 
   // A request of `bytes` bytes at `distance` (kInfinite: a miss at every
   // capacity), standing for `weight` requests.

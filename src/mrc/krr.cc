@@ -22,8 +22,7 @@ uint64_t RoundUpToBits(uint64_t d, uint32_t bits) {
   const int width = 64 - std::countl_zero(d);
   if (bits == 0 || width <= static_cast<int>(bits)) return d;
   const int shift = width - static_cast<int>(bits);
-  const uint64_t rounded = ((d >> shift) + ((d & ((uint64_t{1} << shift) - 1)) != 0)) << shift;
-  return rounded;
+  return ((d >> shift) + ((d & ((uint64_t{1} << shift) - 1)) != 0)) << shift;
 }
 
 KrrStackOptions StackOptions(const KrrOptions& o) {
@@ -51,7 +50,9 @@ class KrrCurves::Rep {
         sample_(o.rate, o.min_keys),
         // Bounded distances (distance_bits) bound the histogram; a small
         // buffer then keeps the whole bounded.
-        histograms_(ks.size(), DistanceHistogram(o.distance_bits > 0 ? 4096 : size_t{1} << 16)) {
+        histograms_(ks.size(), DistanceHistogram(o.distance_bits > 0
+                                                     ? 4096
+                                                     : DistanceHistogram::kDefaultMinPending)) {
     for (const uint32_t k : ks) {
       KrrOptions one = o;
       one.k = k;
