@@ -54,5 +54,6 @@ def test_bad_input_is_one_line():
         (["--configs", "equal,oracle"], ["oracle needs kredis"]),
         (["--duration", "5s", "--warmup", "5s"], ["--warmup"]),
         (["--shares", "0.02", "--keys", "1000"], ["--shares 0.02"]),
+        (["--rate", "-1"], ["--rate"]),
     ]:
         assert_one_error_line(run_cli("bench", "redis", *args, check=False), *words)

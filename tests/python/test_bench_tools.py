@@ -93,6 +93,11 @@ def test_the_held_out_suite_draws_the_same_cells_from_a_seed_and_never_redraws(t
     report = subprocess.run([sys.executable, script, "report", str(first)], capture_output=True,
                             text=True, check=True)
     assert "0 run, 0 failed, 30 not run" in report.stdout
+    for bad in ("0", "31"):
+        late = subprocess.run([sys.executable, script, "run", str(first), "--from-cell", bad],
+                              capture_output=True, text=True)
+        assert late.returncode != 0 and late.stderr.count("\n") == 1
+        assert f"--from-cell {bad} is not a cell of this draw (1 to 30)" in late.stderr
 
 
 def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_path):
