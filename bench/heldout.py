@@ -26,7 +26,9 @@ failed request, a cgroup that cannot be made) is reported as such, never
 left out. `report` gives per cell Symbiosis's throughput over the better
 and the worse baseline (geometric means over the pairs), the same over the
 first 60 s, the M_a its runs ended at, and the criteria: >= 0.95x the better baseline in 90% of the
-cells, >= 0.90x in every cell.
+cells, >= 0.90x in every cell; and where the time goes: per Controller
+state (a round, trials, a verification, Stable), its share of the runs'
+time and Symbiosis's throughput there over the better baseline's.
 """
 
 from __future__ import annotations
@@ -192,6 +194,31 @@ def early_vs_better(pairs: List[dict]) -> Optional[float]:
     return min(by_static) if by_static else None
 
 
+def time_by_state(pairs: List[dict], better: str) -> Dict[str, List[float]]:
+    """Where the Symbiosis runs beside the better baseline spent their
+    measured time: per Controller state, [seconds, Symbiosis's operations,
+    the static run's operations] over the warm intervals it was in that
+    state (the runs of a pair tick together, interval by interval)."""
+    out: Dict[str, List[float]] = {}
+    for p in pairs:
+        if p["static"] != better:
+            continue
+        for r in p["runs"]:
+            sym = [e for e in r["symbiosis"].get("timeline", [])
+                   if e.get("type", "interval") == "interval"]
+            static = [e for e in r.get("static", {}).get("timeline", [])
+                      if e.get("type", "interval") == "interval"]
+            begin = 0.0
+            for a, b in zip(sym, static):
+                if a.get("warm") and b.get("warm") and "state" in a:
+                    row = out.setdefault(a["state"], [0.0, 0.0, 0.0])
+                    row[0] += a["t"] - begin
+                    row[1] += a["ops"]
+                    row[2] += b["ops"]
+                begin = a["t"]
+    return out
+
+
 def cell_result(folder: str, cell: dict) -> dict:
     """The cell's verdict from its JSON, or its failure."""
     failed = os.path.join(folder, cell["id"] + ".failed")
@@ -210,8 +237,10 @@ def cell_result(folder: str, cell: dict) -> dict:
     # The better baseline is the faster static run: Symbiosis's ratio to it is the lower.
     ratios = {p["static"]: p["ratio"] for p in result["cells"][0]["pairs"]}
     runs = [r for p in result["cells"][0]["pairs"] for r in p["runs"]]
+    better = min(ratios, key=ratios.get)
     return {"status": "done", "vs_better": v["vs_better_baseline"],
-            "vs_worse": v["vs_worse_baseline"], "better": min(ratios, key=ratios.get),
+            "vs_worse": v["vs_worse_baseline"], "better": better,
+            "states": time_by_state(result["cells"][0]["pairs"], better),
             "ma_mib": sorted({r["symbiosis"]["final_ma_bytes"] >> 20 for r in runs}),
             "ops": v["symbiosis_ops"],
             "early": early_vs_better(result["cells"][0]["pairs"]),
@@ -272,12 +301,48 @@ def report(folder: str) -> None:
                   f"- gain over the worse baseline: geometric mean "
                   f"{geometric_mean([r['vs_worse'] for r in done]):.2f}x, up to "
                   f"{max(r['vs_worse'] for r in done):.2f}x"]
+        lines += states_table(done)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(folder, "report.md"), "w") as f:
         f.write(text)
     print(text)
     if done:
         plot(folder, rows)
+
+
+# The Controller's states in the order a round passes through them.
+STATE_ORDER = ["adapting", "trying", "verifying", "settling", "stable"]
+
+
+def states_table(done: List[dict]) -> List[str]:
+    """Where the time goes: per Controller state, its share of the measured
+    time of the Symbiosis runs beside each cell's better baseline, their
+    throughput over that baseline's in the same intervals, and the share of
+    all operations Symbiosis was behind by that the state holds."""
+    total: Dict[str, List[float]] = {}
+    for r in done:
+        for state, (seconds, sym, static) in r.get("states", {}).items():
+            row = total.setdefault(state, [0.0, 0.0, 0.0])
+            row[0] += seconds
+            row[1] += sym
+            row[2] += static
+    seconds = sum(row[0] for row in total.values())
+    behind = sum(max(row[2] - row[1], 0.0) for row in total.values())
+    if seconds <= 0:
+        return []
+    lines = ["", "Where the time goes: the Symbiosis runs beside each cell's better baseline, "
+             "per Controller state (warm intervals; behind: the share of the operations lost "
+             "to that baseline that the state holds):", "",
+             "| state | share of the time | Symbiosis / better base | behind |", "|---|---|---|---|"]
+    order = sorted(total, key=lambda k: (STATE_ORDER.index(k) if k in STATE_ORDER
+                                         else len(STATE_ORDER), k))
+    for state in order:
+        t, sym, static = total[state]
+        lost = max(static - sym, 0.0)
+        lines.append(f"| {state} | {100 * t / seconds:.0f}% | "
+                     f"{sym / static if static else float('nan'):.3f} | "
+                     f"{100 * lost / behind if behind else 0:.0f}% |")
+    return lines
 
 
 def plot(folder: str, rows: List[tuple]) -> None:

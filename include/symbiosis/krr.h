@@ -57,6 +57,11 @@ struct KrrOptions {
   // exact histograms grow with the sampled requests (a server's module,
   // which runs for weeks, keeps 7).
   uint32_t distance_bits = 0;
+  // With sampling: 2^distinct_bits registers count the distinct keys, whose
+  // share the sample holds (a standard error of 1.04 / 2^(bits/2): 0.4% at
+  // 16). From 4 to 16; a server's module keeps 12, 4 KiB, that its hot
+  // path reads without a cache miss.
+  uint32_t distinct_bits = 16;
   uint64_t seed = 1;
 };
 
@@ -68,7 +73,9 @@ struct KrrOptions {
 // checks each curve against a KrrMrc of its K alone).
 class KrrCurves {
  public:
-  // `options.k` is ignored: one curve per K of `ks`. Throws InputError as
+  // `options.k` is ignored: one curve per K of `ks`. A K of 0 is exact LRU
+  // on the same sample: what an LRU model of the server predicts (pRedis
+  // sizes Redis by LRU curves), which no Redis runs. Throws InputError as
   // KrrMrc, or for no K.
   KrrCurves(const KrrOptions& options, const std::vector<uint32_t>& ks);
   ~KrrCurves();
@@ -89,6 +96,12 @@ class KrrCurves {
   // that may call them.
   bool Count(uint64_t key, uint32_t size);
   void AccessSampled(uint64_t key, uint32_t size);
+  // Halves the sample's rate, below R if need be, for a caller whose
+  // stacks cost more than it may spend: the keys beyond leave the stacks
+  // and the curves so far shrink with them, as in a floor's halving. At
+  // R = 1 (every key asked for) nothing. AccessSampled's thread (or
+  // Access's) only.
+  void LowerRate();
   // One curve per K, in ks() order. REQUIRES: sizes ascending, each > 0.
   std::vector<MissRatioCurve> Curves(const std::vector<uint64_t>& sizes) const;
   const std::vector<uint32_t>& ks() const;

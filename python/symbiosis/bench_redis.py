@@ -8,6 +8,8 @@ on fresh servers with the same load:
 
   equal         maxmemory = M / tenants, K = 5 (what operators do)
   proportional  maxmemory in proportion to each tenant's working set, K = 5
+  lru           the arbiter on exact LRU's curves, K = 5 (pRedis-like: an LRU
+                model of a server that samples)
   krr5          the arbiter (symbiosis redis-arbiter) on the KRR curves of K = 5
   kredis        the arbiter, curves merged over K and K per tenant
   oracle        static sizes and K from the module's curves of a whole earlier
@@ -41,11 +43,16 @@ from symbiosis import _native
 from symbiosis import converters as cv
 from symbiosis.errors import CommandFailed
 from symbiosis.kredis import TenantCurve, allocate, merge_over_k
-from symbiosis.redis_arbiter import CURVE_POINTS, Arbiter, TenantSpec, parse_mrc, server_base
+from symbiosis.redis_arbiter import (CURVE_POINTS, GRID_CELLS, MIN_GRANULARITY, Arbiter,
+                                     TenantSpec, default_floor, parse_mrc, server_base)
 from symbiosis.redis_server import RedisServer
 from symbiosis.units import format_bytes, parse_seconds
 
-CONFIGS = ("equal", "proportional", "krr5", "kredis", "oracle")
+CONFIGS = ("equal", "proportional", "lru", "krr5", "kredis", "oracle")
+
+# Every server's module, whatever the configuration: the K the arbiter
+# chooses among, and exact LRU's curve (0) for the lru configuration.
+MODULE_KS = "0,1,5,8,16"
 
 
 @dataclass
@@ -127,7 +134,7 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
                oracle: Optional[Dict[str, Tuple[int, int]]] = None, quiet: bool = False,
                seed: int = 1) -> RunResult:
     """One configuration on fresh servers."""
-    servers = [RedisServer(extra=["--loadmodule", module]) for _ in tenants]
+    servers = [RedisServer(extra=["--loadmodule", module, "ks", MODULE_KS]) for _ in tenants]
     started: List[RedisServer] = []
     try:
         for s in servers:
@@ -151,10 +158,11 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
         records: List[dict] = []
         stop = threading.Event()
         arbiter_thread = None
-        if config in ("krr5", "kredis"):
+        if config in ("lru", "krr5", "kredis"):
             arbiter = Arbiter([TenantSpec(t.name, s.host, s.port, t.miss_latency)
                                for t, s in zip(tenants, servers)], memory,
-                              k=5 if config == "krr5" else 0, warn=sys.stderr)
+                              k=5 if config == "krr5" else 0, lru=config == "lru",
+                              warn=sys.stderr)
 
             def arbitrate() -> None:
                 next_time = time.monotonic()
@@ -193,17 +201,19 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
 def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,
                  duration: float) -> Dict[str, Tuple[int, int]]:
     """The best static split of `run`'s whole-run curves (merged over K),
-    each tenant's rate its reads over the run: maxmemory and K per tenant."""
+    each tenant's rate its reads over the run: maxmemory and K per tenant.
+    Under the arbiter's own constraints (its floor and grid), so that it is
+    the best the arbiter could have held, not a split it may not choose."""
     curves, bases = [], []
     for t in tenants:
         c = run.final_curves[t.name]
-        sizes, ratios, best_k = merge_over_k(c["curves"])
+        sizes, ratios, best_k = merge_over_k({k: v for k, v in c["curves"].items() if k > 0})
         curves.append(TenantCurve(t.name, sizes, ratios, best_k, c["requests"] / duration,
                                   t.miss_latency))
         bases.append(c["base"])
     room = memory - sum(bases)
-    granularity = max(64 << 10, -(-room // 512))
-    split = allocate(curves, room, granularity, [0] * len(tenants))
+    granularity = max(MIN_GRANULARITY, -(-max(room, 1) // GRID_CELLS))
+    split = allocate(curves, room, granularity, [default_floor(memory, len(tenants))] * len(tenants))
     return {t.name: (size + base, c.k_at(size) or 5)
             for t, size, base, c in zip(tenants, split, bases, curves)}
 

@@ -128,6 +128,13 @@ class TenantState:
     measured: Optional[float] = None
 
 
+def default_floor(memory: int, tenants: int) -> int:
+    """A tenant's least size, in bytes beside its server's own use: a tenth
+    of an equal share, so that no tenant is starved on a curve's word (KRR
+    under-predicts a real server's misses at the smallest sizes)."""
+    return memory // tenants // 10
+
+
 def server_base(stats: dict) -> int:
     """The server's own use from MEMORY STATS: its overhead less the key
     tables' (those are in the curves' per-key bytes)."""
@@ -154,7 +161,8 @@ class Arbiter:
     interval; the CLI calls it every --interval."""
 
     def __init__(self, tenants: Sequence[TenantSpec], memory: int, *, objective: str = "latency",
-                 k: int = 0, floor: Optional[int] = None, hysteresis: float = 0.02,
+                 k: int = 0, lru: bool = False, floor: Optional[int] = None,
+                 hysteresis: float = 0.02,
                  log: Optional[TextIO] = None, warn: TextIO = sys.stderr) -> None:
         if not tenants:
             raise _native.InputError("give at least one --tenant NAME=HOST:PORT")
@@ -170,7 +178,7 @@ class Arbiter:
                                      "e.g. 0.02")
         self.memory = memory
         self.share = memory // len(tenants)
-        self.floor = self.share // 10 if floor is None else floor
+        self.floor = default_floor(memory, len(tenants)) if floor is None else floor
         if self.floor * len(tenants) > memory:
             raise _native.InputError(
                 f"--floor {format_bytes(self.floor)} for {len(tenants)} tenants is "
@@ -182,6 +190,9 @@ class Arbiter:
                 "each, less than a redis-server holds empty; give more memory")
         self.objective = objective
         self.k = k
+        # Exact LRU's curves (the module's K = 0), maxmemory-samples left
+        # alone: what an LRU model of Redis (pRedis) decides.
+        self.lru = lru
         self.hysteresis = hysteresis
         self.log = log
         self.warn = warn
@@ -239,12 +250,21 @@ class Arbiter:
     # -- deciding ---------------------------------------------------------
 
     def _curve(self, t: TenantState, r: Reading) -> Optional[TenantCurve]:
-        """The tenant's curve (merged over K, or the fixed K's), or None."""
-        curves = r.curves
-        if self.k:
-            if self.k not in curves:
+        """The tenant's curve (merged over the K Redis runs, or the fixed
+        K's, or exact LRU's), or None."""
+        want = 0 if self.lru else self.k
+        if self.lru or self.k:
+            if want not in r.curves:
+                if t.spec.name not in self._warned:
+                    self._warned.add(t.spec.name)
+                    print(f"symbiosis redis-arbiter: warning: tenant {t.spec.name}'s module "
+                          f"keeps no curve for K={want}; load it with ks "
+                          f"{','.join(map(str, sorted(set(r.curves) | {want})))}; the tenant "
+                          "keeps its size", file=self.warn)
                 return None
-            curves = {self.k: curves[self.k]}
+            curves = {want: r.curves[want]}
+        else:
+            curves = {k: c for k, c in r.curves.items() if k > 0}  # 0 is LRU: no Redis runs it
         if not curves or not curves[min(curves)][0]:
             return None
         sizes, ratios, best_k = merge_over_k(curves)
@@ -355,7 +375,7 @@ class Arbiter:
                 if r.maxmemory == 0 or size < floor:
                     must = True  # no limit, or under the floor
                 now_sizes.append(max(size, 0))
-                now_curves.append(self._curve_at_k(t, r, r.samples) or c)
+                now_curves.append(self._curve_at_k(t, r, 0 if self.lru else r.samples) or c)
             if sum(r.maxmemory for _, r, _ in modelled) > budget:
                 must = True
             old_cost = predicted_cost(now_curves, now_sizes, self.objective)
@@ -628,7 +648,9 @@ def add_arbiter_parser(sub) -> None:
                         "per second (Eq. 7) (default: latency)")
     p.add_argument("--k", default="auto",
                    help="auto: each tenant's K where its curves say (default); or a K of the "
-                        "module's (e.g. 5) for every tenant")
+                        "module's (e.g. 5) for every tenant; or lru: exact LRU's curves (the "
+                        "module loaded with a 0 in its ks), K left as it is, as an LRU model "
+                        "of Redis (pRedis) would decide")
     p.add_argument("--floor", type=cv.size("--floor"), default=None,
                    help="the least a modelled tenant's keys get (default: a tenth of the equal "
                         "share)")
@@ -648,13 +670,16 @@ def add_arbiter_parser(sub) -> None:
     p.set_defaults(func=cmd_redis_arbiter)
 
 
-def _k_option(text: str) -> int:
+def _k_option(text: str) -> Tuple[int, bool]:
+    """--k: (K, 0 for auto; whether exact LRU's curves decide)."""
     if text == "auto":
-        return 0
+        return 0, False
+    if text == "lru":
+        return 0, True
     if not text.isdigit() or not 1 <= int(text) <= 64:
-        raise _native.InputError(f"--k {text}: give auto or a K from 1 to 64 that the module "
-                                 "keeps (its ks, default 1,5,8,16)")
-    return int(text)
+        raise _native.InputError(f"--k {text}: give auto, lru, or a K from 1 to 64 that the "
+                                 "module keeps (its ks, default 1,5,8,16)")
+    return int(text), False
 
 
 def _summary(record: dict) -> str:
@@ -680,7 +705,7 @@ def _summary(record: dict) -> str:
 def cmd_redis_arbiter(args) -> int:
     import signal
 
-    k = _k_option(args.k)
+    k, lru = _k_option(args.k)
     interval = parse_seconds(args.interval, "--interval")
     log = open(args.log, "a") if args.log else None
     records: List[dict] = []
@@ -693,7 +718,7 @@ def cmd_redis_arbiter(args) -> int:
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         arbiter = Arbiter(args.tenant, args.memory, objective=args.objective, k=k,
-                          floor=args.floor, hysteresis=args.hysteresis, log=log)
+                          lru=lru, floor=args.floor, hysteresis=args.hysteresis, log=log)
         arbiter.connect_all()
         if args.metrics_port:
             metrics = serve_metrics(arbiter, args.metrics_port, args.metrics_host)

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
 
 #include "mrc/distance_histogram.h"
 #include "mrc/distinct_counter.h"
 #include "mrc/sample_threshold.h"
 #include "symbiosis/error.h"
 #include "base/hash.h"
+#include "model/ghost_lru.h"
 #include "model/krr_stack.h"
 
 namespace symbiosis {
@@ -35,6 +38,74 @@ KrrStackOptions StackOptions(const KrrOptions& o) {
   return s;
 }
 
+// One K's stack. K = 0 is exact LRU (GhostLru's stack distances), which no
+// Redis runs: its curve shows what an LRU model of the server predicts
+// (pRedis sizes Redis by LRU curves), beside K-LRU's.
+class DistanceStack {
+ public:
+  virtual ~DistanceStack() = default;
+  // The key's distance before the access, or KrrStack::kColdMiss.
+  virtual uint64_t Access(uint64_t key, uint32_t size) = 0;
+  virtual void Erase(const std::function<bool(uint64_t key)>& drop) = 0;
+  virtual size_t entries() const = 0;
+  virtual uint64_t tracked() const = 0;  // objects or bytes
+  virtual size_t MemoryUsage() const = 0;
+  virtual std::vector<uint64_t> Keys() const = 0;
+};
+
+static_assert(KrrStack::kColdMiss == GhostLru::kColdMiss);
+
+class KlruDistanceStack final : public DistanceStack {
+ public:
+  explicit KlruDistanceStack(const KrrStackOptions& options) : stack_(options) {}
+  uint64_t Access(uint64_t key, uint32_t size) override { return stack_.Access(key, size); }
+  void Erase(const std::function<bool(uint64_t key)>& drop) override { stack_.Erase(drop); }
+  size_t entries() const override { return stack_.entries(); }
+  uint64_t tracked() const override { return stack_.tracked(); }
+  size_t MemoryUsage() const override { return stack_.MemoryUsage(); }
+  std::vector<uint64_t> Keys() const override { return stack_.Keys(); }
+
+ private:
+  KrrStack stack_;
+};
+
+class LruDistanceStack final : public DistanceStack {
+ public:
+  explicit LruDistanceStack(CacheUnit unit)
+      : bytes_(unit == CacheUnit::kBytes), ghost_(GhostLru::kUnbounded, GhostOptions()) {}
+  uint64_t Access(uint64_t key, uint32_t size) override {
+    keys_.insert(key);
+    return ghost_.Access(key, bytes_ ? size : 1);
+  }
+  void Erase(const std::function<bool(uint64_t key)>& drop) override {
+    for (auto it = keys_.begin(); it != keys_.end();) {
+      if (drop(*it)) {
+        ghost_.Erase(*it);
+        it = keys_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  size_t entries() const override { return ghost_.entries(); }
+  uint64_t tracked() const override { return bytes_ ? ghost_.tracked_bytes() : ghost_.entries(); }
+  size_t MemoryUsage() const override {
+    return ghost_.MemoryUsage() + keys_.size() * (sizeof(uint64_t) + 2 * sizeof(void*)) +
+           keys_.bucket_count() * sizeof(void*);
+  }
+  std::vector<uint64_t> Keys() const override { return {keys_.begin(), keys_.end()}; }
+
+ private:
+  static GhostLru::Options GhostOptions() {
+    GhostLru::Options o;
+    o.headroom = 1.25;  // a server's module: memory before speed (ghost_lru.h)
+    return o;
+  }
+  const bool bytes_;
+  GhostLru ghost_;
+  std::unordered_set<uint64_t> keys_;  // for Erase: the sample's halvings
+};
+
 }  // namespace
 
 // Invariants: one sample (threshold, distinct keys, request counts) for
@@ -52,11 +123,16 @@ class KrrCurves::Rep {
         // buffer then keeps the whole bounded.
         histograms_(ks.size(), DistanceHistogram(o.distance_bits > 0
                                                      ? 4096
-                                                     : DistanceHistogram::kDefaultMinPending)) {
+                                                     : DistanceHistogram::kDefaultMinPending)),
+        distinct_(o.distinct_bits) {
     for (const uint32_t k : ks) {
       KrrOptions one = o;
       one.k = k;
-      stacks_.push_back(std::make_unique<KrrStack>(StackOptions(one)));
+      if (k == 0) {
+        stacks_.push_back(std::make_unique<LruDistanceStack>(o.unit));
+      } else {
+        stacks_.push_back(std::make_unique<KlruDistanceStack>(StackOptions(one)));
+      }
     }
   }
 
@@ -93,8 +169,22 @@ class KrrCurves::Rep {
   // The floor's step: the keys beyond the halved rate leave, and what the
   // histograms hold moves into the smaller sample's units.
   void HalveSample() {
+    Shrink([this] { sample_.Halve(); });
+  }
+
+  // Below R too: a caller over its CPU budget (KrrCurves::LowerRate).
+  void LowerRate() {
+    if (all_) return;  // R = 1 asked for every key
+    const double rate = sample_.rate();
+    Shrink([this, rate] {
+      sample_.LowerTo(std::max<uint64_t>(static_cast<uint64_t>(std::ldexp(rate / 2, 64)), 1));
+    });
+  }
+
+  template <typename Lower>
+  void Shrink(const Lower& lower) {
     const double before = static_cast<double>(stacks_[0]->entries());
-    sample_.Halve();
+    lower();
     const auto drop = [this](uint64_t key) { return !sample_.Holds(Hash64(options_.seed, key)); };
     for (auto& stack : stacks_) stack->Erase(drop);
     const double kept = std::max(static_cast<double>(stacks_[0]->entries()), 1.0) / before;
@@ -141,7 +231,7 @@ class KrrCurves::Rep {
   const std::vector<uint32_t>& ks() const { return ks_; }
   uint64_t requests() const { return requests_; }
   uint64_t sampled_requests() const { return sampled_; }
-  std::vector<uint64_t> StackKeys() const { return stacks_[0]->Keys(); }
+  std::vector<uint64_t> StackKeys() const { return stacks_[0]->Keys(); }  // K >= 1: from the top
 
  private:
   const KrrOptions options_;
@@ -149,7 +239,7 @@ class KrrCurves::Rep {
   const bool bytes_mode_;
   const bool all_;  // R = 1: no sampling
   SampleThreshold sample_;
-  std::vector<std::unique_ptr<KrrStack>> stacks_;
+  std::vector<std::unique_ptr<DistanceStack>> stacks_;
   std::vector<DistanceHistogram> histograms_;
   DistinctCounter distinct_;  // every key's, when sampling
   uint64_t requests_ = 0;
@@ -163,6 +253,10 @@ void CheckOptions(const KrrOptions& options) {
   if (!(options.rate > 0 && options.rate <= 1)) {
     throw InputError("KRR sampling rate " + std::to_string(options.rate) +
                      " is not in (0, 1]; use e.g. 0.01, or 1 for no sampling");
+  }
+  if (options.distinct_bits < 4 || options.distinct_bits > 16) {
+    throw InputError("KRR distinct_bits " + std::to_string(options.distinct_bits) +
+                     " is not from 4 to 16; use e.g. 12 (4 KiB), or 16 (the default)");
   }
   if (options.distance_bits > 32) {
     throw InputError("KRR distance_bits " + std::to_string(options.distance_bits) +
@@ -181,6 +275,7 @@ KrrCurves::~KrrCurves() = default;
 void KrrCurves::Access(uint64_t key, uint32_t size) { rep_->Access(key, size); }
 bool KrrCurves::Count(uint64_t key, uint32_t size) { return rep_->Count(key, size); }
 void KrrCurves::AccessSampled(uint64_t key, uint32_t size) { rep_->AccessSampled(key, size); }
+void KrrCurves::LowerRate() { rep_->LowerRate(); }
 bool KrrCurves::Sampled(uint64_t key) const { return rep_->Sampled(key); }
 std::vector<MissRatioCurve> KrrCurves::Curves(const std::vector<uint64_t>& sizes) const {
   std::vector<MissRatioCurve> out;
@@ -196,6 +291,7 @@ size_t KrrCurves::MemoryUsage() const { return rep_->MemoryUsage(); }
 
 KrrMrc::KrrMrc(const KrrOptions& options) : MrcBuilder(options.unit) {
   CheckOptions(options);
+  if (options.k == 0) throw InputError("K-LRU's K must be at least 1 (Redis's default is 5)");
   rep_ = std::make_unique<KrrCurves::Rep>(options, std::vector<uint32_t>{options.k});
 }
 

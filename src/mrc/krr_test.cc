@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "mrc/mrc_test_support.h"
 #include "symbiosis/error.h"
+#include "symbiosis/exact_lru_mrc.h"
 #include "symbiosis/klru_cache.h"
 
 namespace symbiosis {
@@ -200,6 +201,40 @@ TEST(KrrCurves, EachCurveIsItsKsAlone) {
   EXPECT_LT(curves.rate(), 1.0);  // the floor halved the sample
   EXPECT_GT(got[0].miss_ratios[2], got[2].miss_ratios[2]);  // K=1 is random: it misses more
   EXPECT_THROW(KrrCurves(o, {}), InputError);
+}
+
+// K = 0 is exact LRU on the same sample: unsampled, ExactLruMrc's curve;
+// sampled and floored (the sample halves, and the LRU stack drops the same
+// keys as the K-LRU one), close to it.
+TEST(KrrCurves, KZeroIsExactLru) {
+  const auto records = WorkloadRecords("zipfian", 20'000, 200'000);
+  KrrOptions o;
+  o.unit = CacheUnit::kBytes;
+  KrrCurves all(o, {0, 5});
+  o.rate = 0.05;
+  o.min_keys = 500;
+  KrrCurves sampled(o, {5, 0});
+  ExactLruMrc exact(CacheUnit::kBytes);
+  for (const auto& r : records) {
+    all.Access(r.key, r.size);
+    sampled.Access(r.key, r.size);
+    exact.Access(r.key, r.size);
+  }
+  const std::vector<uint64_t> sizes = EvenSizes(exact.WorkingSet(), 20);
+  const MissRatioCurve want = exact.Curve(sizes);
+  const MissRatioCurve lru = all.Curves(sizes)[0];
+  for (size_t i = 0; i < sizes.size(); i++) {
+    EXPECT_NEAR(lru.miss_ratios[i], want.miss_ratios[i], 1e-9) << sizes[i];
+    EXPECT_NEAR(lru.byte_miss_ratios[i], want.byte_miss_ratios[i], 1e-9) << sizes[i];
+  }
+  EXPECT_LT(sampled.rate(), 1.0);  // halved
+  const std::vector<MissRatioCurve> got = sampled.Curves(sizes);
+  EXPECT_LT(MeanAbsoluteError(got[1].miss_ratios, want.miss_ratios), 0.02);
+  // K-LRU at K = 5 misses more than LRU in the middle of the curve.
+  EXPECT_GT(got[0].miss_ratios[5], got[1].miss_ratios[5]);
+  KrrOptions one;
+  one.k = 0;
+  EXPECT_THROW(KrrMrc{one}, InputError);  // a lone K-LRU curve needs a K
 }
 
 // Count now, AccessSampled later (a server's thread and its helper): the

@@ -48,7 +48,7 @@ class SampleThreshold {
 
   // Whether a sample of `keys` keys should halve its rate now.
   bool Full(size_t keys) const {
-    return min_keys_ > 0 && keys >= 2 * min_keys_ && threshold() != target_;
+    return min_keys_ > 0 && keys >= 2 * min_keys_ && threshold() > target_;
   }
 
   // Halves the rate, not below R. REQUIRES: Full().
@@ -59,7 +59,8 @@ class SampleThreshold {
   }
 
   // Lowers the threshold to `threshold` (fixed-size SHARDS: to the largest
-  // hash it keeps). REQUIRES: below the present one.
+  // hash it keeps; a sampler over its CPU budget: below R). REQUIRES: below
+  // the present one.
   void LowerTo(uint64_t threshold) { threshold_.store(threshold, std::memory_order_relaxed); }
 
  private:

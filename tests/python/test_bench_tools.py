@@ -110,14 +110,16 @@ def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_
 
     # A 120-s run's 2-s intervals, warm from 20 s: `early` ops/s through
     # 60 s, then `late`.
-    def timeline(early, late):
+    def timeline(early, late, states=False):
         return [{"type": "interval", "t": t, "ops": 2 * (early if t <= 60 else late),
-                 "warm": t > 20} for t in range(2, 121, 2)]
+                 "warm": t > 20, **({"state": "adapting" if t <= 60 else "stable"}
+                                    if states else {})} for t in range(2, 121, 2)]
 
     # The fields of `symbiosis bench --json` the report reads, for two cells;
     # in the first, Symbiosis runs at 0.8x the static runs for a minute.
     def result(vs_better, after_stable, pairs_after_stable):
-        run = {"symbiosis": {"final_ma_bytes": 64 << 20, "timeline": timeline(800, 1000)},
+        run = {"symbiosis": {"final_ma_bytes": 64 << 20,
+                             "timeline": timeline(800, 1000, states=True)},
                "static": {"timeline": timeline(1000, 1000)}}
         return {"verdicts": [{"vs_better_baseline": vs_better, "vs_worse_baseline": 1.5,
                               "symbiosis_ops": 1000.0, "vs_oracle_after_stable": after_stable,
@@ -142,4 +144,7 @@ def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_
     assert ">= 0.95x in 1/1, >= 0.90x in 1/1" in report, report
     assert "in the first 60 s (warm-up included" in report, report
     assert ">= 0.95x in 0/1, >= 0.90x in 0/1" in report, report
+    # Where the time goes: warm from 20 s, a round to 60 s at 0.8x, then Stable at 1.0x.
+    assert "| adapting | 40% | 0.800 | 100% |" in report, report
+    assert "| stable | 60% | 1.000 | 0% |" in report, report
     assert (folder / "report.png").exists()

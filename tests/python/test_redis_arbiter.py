@@ -140,6 +140,32 @@ def test_the_split_follows_the_curves_and_the_sum_never_exceeds_the_budget():
         assert not third["decision"]["applied"]
 
 
+def test_lru_decides_on_exact_lru_curves_and_leaves_k_alone():
+    memory = 8 * MIB
+    lru = RedisServer(extra=["--loadmodule", str(MODULE), "rate", "1", "ks", "0,5"])
+    klru = module_server()  # ks 1,5,16: no LRU curve
+    with lru as a, klru as b:
+        warn = io.StringIO()
+        arbiter = Arbiter([TenantSpec("a", a.host, a.port, miss_latency=1e-3),
+                           TenantSpec("b", b.host, b.port, miss_latency=1e-3)],
+                          memory, lru=True, hysteresis=0.0, warn=warn)
+        arbiter.connect_all()
+        arbiter.round()
+        for server in (a, b):
+            server.client().config_set("maxmemory-samples", 3)
+        drive(a, 20_000, 6000, seed=1)
+        drive(b, 20_000, 6000, seed=2)
+        record = arbiter.round()
+        assert [t["mode"] for t in record["tenants"]] == ["modelled", "waiting"]
+        assert samples(a) == samples(b) == 3  # an LRU model sets no K
+        assert maxmemory(a) + maxmemory(b) <= memory
+        assert "tenant b's module keeps no curve for K=0; load it with ks 0,1,5,16" in \
+            warn.getvalue()
+        assert warn.getvalue().count("\n") == 1
+        arbiter.round()
+        assert warn.getvalue().count("\n") == 1  # said once
+
+
 def test_a_tenant_without_the_module_or_down_keeps_its_share_and_comes_back():
     memory = 8 * MIB
     port = free_port()

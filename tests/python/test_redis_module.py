@@ -31,7 +31,7 @@ def as_dict(reply):
 
 
 def test_it_counts_what_clients_do_and_changes_nothing():
-    with module_server("rate", "1", "ks", "1,5") as server:
+    with module_server("rate", "1", "ks", "1,5,0") as server:
         c = server.client()
         for i in range(2000):
             key = f"key:{i % 300}"
@@ -48,7 +48,7 @@ def test_it_counts_what_clients_do_and_changes_nothing():
         assert stats["writes"] == 300 + 2
         mrc = as_dict(c.execute_command("SYMBIOSIS.MRC", "POINTS", "10"))
         curves = mrc["curves"]
-        assert [int(curve[0]) for curve in curves] == [1, 5]
+        assert [int(curve[0]) for curve in curves] == [1, 5, 0]  # 0: exact LRU's
         for k, sizes, misses in curves:
             assert len(sizes) == len(misses) == 10
             ratios = [float(m) for m in misses]
@@ -64,6 +64,8 @@ def test_it_counts_what_clients_do_and_changes_nothing():
 @pytest.mark.parametrize("arguments, message", [
     (["rate", "2"], "rate 2 is not in (0, 1]"),
     (["ks", "1,x"], "is not a list of K"),
+    (["ks", "5,65"], "is not a list of K from 1 to 64 (0: exact LRU's curve"),
+    (["cpu-budget", "2"], "cpu-budget 2 is not a share of one CPU"),
     (["colour", "red"], "unknown argument 'colour'"),
     (["rate"], "arguments come in pairs"),
 ])

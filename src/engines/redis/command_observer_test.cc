@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,7 @@ TEST(CommandObserverTest, InTheBackgroundTheCurvesAreTheSame) {
   o.ks = {1, 5, 16};
   CommandObserver inline_observer(o);
   o.background = true;
+  o.cpu_budget = 0;  // the same sample as inline, however long it takes
   CommandObserver background(o);
   uint64_t rng = 11;
   for (int i = 0; i < 300000; i++) {
@@ -109,6 +111,9 @@ TEST(CommandObserverTest, InTheBackgroundTheCurvesAreTheSame) {
     if (i % 7 == 0) command = {"SET", key, std::string(i % 500, 'v')};
     inline_observer.Observe(Argv(command));
     background.Observe(Argv(command));
+    // The thread wakes every 10 ms; this loop fills the ring faster than a
+    // server's reads would: let it catch up now and then.
+    if (i % 3000 == 0) background.Drain();
   }
   background.Drain();
   const ObserverStats a = inline_observer.Stats();
@@ -151,13 +156,46 @@ TEST(CommandObserverTest, ResetDropsWhatIsQueued) {
   }
 }
 
+// A thread over its CPU budget halves the sample, below the rate asked
+// for; without a budget it keeps the rate.
+TEST(CommandObserverTest, TheCpuBudgetLowersTheRate) {
+  for (const double budget : {1e-9, 0.0}) {
+    CommandObserverOptions o;
+    o.rate = 0.5;
+    o.min_keys = 0;
+    o.background = true;
+    o.cpu_budget = budget;
+    CommandObserver observer(o);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+    for (uint64_t i = 0; std::chrono::steady_clock::now() < end; i++) {
+      observer.Observe(Argv({"GET", "key:" + std::to_string(i % 5000)}));
+    }
+    observer.Drain();
+    const ObserverStats s = observer.Stats();
+    if (budget > 0) {
+      EXPECT_GE(s.rate_lowered, 1u);
+      EXPECT_LT(s.rate, 0.5);
+      EXPECT_NEAR(s.rate, 0.5 / static_cast<double>(uint64_t{1} << s.rate_lowered), 1e-9);
+      EXPECT_FALSE(observer.Curves(8).empty());  // the curves go on, sparser
+    } else {
+      EXPECT_EQ(s.rate_lowered, 0u);
+      EXPECT_DOUBLE_EQ(s.rate, 0.5);
+    }
+  }
+}
+
 TEST(CommandObserverTest, BadOptionsAreInputErrors) {
   CommandObserverOptions o;
   o.ks = {};
   EXPECT_THROW(CommandObserver{o}, InputError);
-  o.ks = {0};
+  o.ks = {65};
   EXPECT_THROW(CommandObserver{o}, InputError);
+  o.ks = {0};  // exact LRU's curve alone: no error
+  EXPECT_NO_THROW(CommandObserver{o});
   o.ks = {5};
+  o.cpu_budget = 1.5;
+  EXPECT_THROW(CommandObserver{o}, InputError);
+  o.cpu_budget = 0.01;
   o.rate = 0;
   EXPECT_THROW(CommandObserver{o}, InputError);
 }

@@ -4,6 +4,10 @@
 // (`symbiosis redis-arbiter`) to split memory among servers.
 //
 //   redis-server --loadmodule symbiosis_redis.so [rate R] [min-keys N] [ks 1,5,8,16]
+//                [cpu-budget 0.01]
+//
+// A K of 0 in ks adds exact LRU's curve (what an LRU model predicts; no
+// Redis runs it), for the arbiter's --k lru and the benchmark's comparison.
 //
 //   SYMBIOSIS.MRC [POINTS n]  rate, requests, working set, then per K: K,
 //                             the sizes (bytes of maxmemory less the
@@ -37,19 +41,17 @@ extern "C" {
 namespace symbiosis {
 namespace {
 
-CommandObserver* observer = nullptr;          // the module's, from OnLoad on
-std::vector<std::string_view>* argv_buffer = nullptr;  // reused by the filter
+CommandObserver* observer = nullptr;  // the module's, from OnLoad on
 
+// Reads only the arguments Observe asks for: a GET's name and key.
 void Filter(RedisModuleCommandFilterCtx* filter) {
   const int argc = RedisModule_CommandFilterArgsCount(filter);
-  std::vector<std::string_view>& argv = *argv_buffer;
-  argv.clear();
-  for (int i = 0; i < argc; i++) {
+  observer->Observe(static_cast<size_t>(argc), [filter](size_t i) {
     size_t len = 0;
-    const char* p = RedisModule_StringPtrLen(RedisModule_CommandFilterArgGet(filter, i), &len);
-    argv.emplace_back(p, len);
-  }
-  observer->Observe(argv);
+    const char* p = RedisModule_StringPtrLen(
+        RedisModule_CommandFilterArgGet(filter, static_cast<int>(i)), &len);
+    return std::string_view(p, len);
+  });
 }
 
 int ReplyWithCurves(RedisModuleCtx* ctx, size_t points) {
@@ -97,13 +99,14 @@ int MrcCommand(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int StatsCommand(RedisModuleCtx* ctx, RedisModuleString** /*argv*/, int argc) {
   if (argc != 1) return RedisModule_WrongArity(ctx);
   const ObserverStats s = observer->Stats();
-  RedisModule_ReplyWithArray(ctx, 18);
+  RedisModule_ReplyWithArray(ctx, 20);
   const std::pair<const char*, long long> counts[] = {
       {"commands", static_cast<long long>(s.commands)},
       {"reads", static_cast<long long>(s.reads)},
       {"writes", static_cast<long long>(s.writes)},
       {"sampled_reads", static_cast<long long>(s.sampled_reads)},
       {"dropped_reads", static_cast<long long>(s.dropped_reads)},
+      {"rate_lowered", static_cast<long long>(s.rate_lowered)},
       {"sized_keys", static_cast<long long>(s.sized_keys)},
       {"memory_bytes", static_cast<long long>(s.memory_bytes)},
       {"ks", static_cast<long long>(observer->ks().size())}};
@@ -122,16 +125,25 @@ int ResetCommand(RedisModuleCtx* ctx, RedisModuleString** /*argv*/, int argc) {
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
-// "rate R", "min-keys N", "ks 1,5,8,16", in pairs. Throws InputError.
+// "rate R", "min-keys N", "ks 1,5,8,16", "cpu-budget F", in pairs. Throws
+// InputError.
 CommandObserverOptions ParseArguments(RedisModuleString** argv, int argc) {
   CommandObserverOptions o;
-  if (argc % 2 != 0) throw InputError("arguments come in pairs: rate R, min-keys N, ks K,K,...");
+  if (argc % 2 != 0) {
+    throw InputError("arguments come in pairs: rate R, min-keys N, ks K,K,..., cpu-budget F");
+  }
   for (int i = 0; i < argc; i += 2) {
     size_t len = 0;
     const char* value = RedisModule_StringPtrLen(argv[i + 1], &len);
     const std::string text(value, len);
     char* end = nullptr;
-    if (Equals(argv[i], "rate")) {
+    if (Equals(argv[i], "cpu-budget")) {
+      o.cpu_budget = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0' || !(o.cpu_budget >= 0 && o.cpu_budget <= 1)) {
+        throw InputError("cpu-budget " + text + " is not a share of one CPU from 0 (no limit) "
+                         "to 1; e.g. cpu-budget 0.01");
+      }
+    } else if (Equals(argv[i], "rate")) {
       o.rate = std::strtod(text.c_str(), &end);
       if (end == text.c_str() || *end != '\0' || !(o.rate > 0 && o.rate <= 1)) {
         throw InputError("rate " + text + " is not in (0, 1]; e.g. rate 0.01");
@@ -149,8 +161,9 @@ CommandObserverOptions ParseArguments(RedisModuleString** argv, int argc) {
         const size_t comma = std::min(text.find(',', start), text.size());
         const std::string word = text.substr(start, comma - start);
         const long k = std::strtol(word.c_str(), &end, 10);
-        if (word.empty() || *end != '\0' || k < 1 || k > 64) {
-          throw InputError("ks " + text + " is not a list of K from 1 to 64; e.g. ks 1,5,8,16");
+        if (word.empty() || *end != '\0' || k < 0 || k > 64) {
+          throw InputError("ks " + text + " is not a list of K from 1 to 64 (0: exact LRU's "
+                           "curve, for comparison); e.g. ks 1,5,8,16");
         }
         o.ks.push_back(static_cast<uint32_t>(k));
         start = comma + 1;
@@ -159,7 +172,7 @@ CommandObserverOptions ParseArguments(RedisModuleString** argv, int argc) {
       size_t n = 0;
       const char* name = RedisModule_StringPtrLen(argv[i], &n);
       throw InputError("unknown argument '" + std::string(name, n) +
-                       "'; the arguments are rate, min-keys and ks");
+                       "'; the arguments are rate, min-keys, ks and cpu-budget");
     }
   }
   return o;
@@ -181,7 +194,6 @@ extern "C" int RedisModule_OnLoad(RedisModuleCtx* ctx, RedisModuleString** argv,
     RedisModule_Log(ctx, "warning", "symbiosis: %s", e.what());
     return REDISMODULE_ERR;
   }
-  argv_buffer = new std::vector<std::string_view>();
   if (RedisModule_CreateCommand(ctx, "symbiosis.mrc", MrcCommand, "readonly", 0, 0, 0) ==
           REDISMODULE_ERR ||
       RedisModule_CreateCommand(ctx, "symbiosis.stats", StatsCommand, "readonly fast", 0, 0, 0) ==
