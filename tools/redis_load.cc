@@ -8,8 +8,10 @@
 //
 // With rate=N a tenant's requests arrive open-loop, N a second in all
 // (Poisson arrivals, split over its clients), as a cache's users arrive
-// whatever its latency; a request's latency counts from its arrival, so a
-// client that falls behind counts its queueing too. Without, each client
+// whatever its latency; a request that arrives while its client is busy
+// counts its latency from its arrival, so a client that falls behind
+// counts its queueing too; one that arrives at an idle client counts from
+// its send, leaving out how late this program's thread woke. Without, each client
 // sends its next request when the last one ends (closed loop).
 //
 //   redis_load --tenant name=a,port=6379,workload=zipfian,keys=100000,
@@ -163,10 +165,15 @@ void RunClient(const std::string& host, const Tenant& t, int index, ClientCounte
         arrival += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
             std::chrono::duration<double>(-std::log(u) * mean_gap_s));
         if (arrival > start) {
+          // Idle when it arrives: the request is sent as this thread wakes,
+          // and the wake's lateness (a busy machine's run queue) is ours,
+          // not the system's, so its latency counts from the send.
           std::this_thread::sleep_until(arrival);
           if (g_stop.load(std::memory_order_relaxed)) break;
+          start = std::chrono::steady_clock::now();
+        } else {
+          start = arrival;  // arrived while the client was busy: queueing counts
         }
-        start = arrival;  // latency from the arrival: queueing counts
       }
       auto* reply = static_cast<redisReply*>(redisCommand(c, "GET %b", key.data(), key.size()));
       if (reply == nullptr) return fail(std::string("GET failed: ") + c->errstr);

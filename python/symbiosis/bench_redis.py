@@ -18,7 +18,10 @@ on fresh servers with the same load:
 
 It reports per tenant and over every request the mean and p99 latency, hit
 ratios and throughput after the warm-up, and each configuration's mean
-latency over the equal split's. Requests arrive open-loop at --rate per
+latency over the equal split's; beside it the miss latency (each tenant's
+misses times its miss latency, over every request: the part of the mean
+the split changes, free of the CPU waits that move a run's measured mean
+by as much as a configuration does). Requests arrive open-loop at --rate per
 tenant (latency counted from the arrival), so that a configuration changes
 latencies, not the mix of requests; --rate 0 plays closed loops.
 """
@@ -291,7 +294,7 @@ def cmd_bench_redis(args) -> int:
                                       load=load, oracle=oracle)
         results.append({"share": share, "memory": memory, "runs": runs})
         if not args.quiet:
-            print(format_share(args.case, share, memory, runs))
+            print(format_share(args.case, share, memory, runs, tenants))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(to_json(args, tenants, results), f, indent=1)
@@ -300,16 +303,32 @@ def cmd_bench_redis(args) -> int:
     return 0
 
 
-def format_share(case: str, share: float, memory: int, runs: Dict[str, RunResult]) -> str:
+def miss_latency_us(tenants: Sequence[BenchTenant], summary: List[dict]) -> float:
+    """The misses' share of the mean latency, from the measured hit ratios:
+    each tenant's misses times its miss latency, over every request. What
+    the split changes (Equation 6), without the time a request waits for a
+    CPU on a machine shared with the servers and the load, which moves the
+    measured mean by as much between runs of one configuration."""
+    latency = {t.name: t.miss_latency for t in tenants}
+    ops = sum(e["ops"] for e in summary)
+    return 1e6 * sum((e["ops"] - e["hits"]) * latency[e["name"]] for e in summary) / max(ops, 1)
+
+
+def format_share(case: str, share: float, memory: int, runs: Dict[str, RunResult],
+                 tenants: Sequence[BenchTenant]) -> str:
     equal = runs.get("equal")
     lines = [f"\n{case}, M = {format_bytes(memory)} ({share:g} of the working sets)",
-             f"{'config':14} {'mean us':>9} {'vs equal':>9} {'p99 us':>9} {'hit ratio':>9} "
-             f"{'ops/s':>9}  sizes (MiB) at the end"]
+             f"{'config':14} {'mean us':>9} {'vs equal':>9} {'miss us':>9} {'vs equal':>9} "
+             f"{'p99 us':>9} {'hit ratio':>9} {'ops/s':>9}  sizes (MiB) at the end"]
+    base = miss_latency_us(tenants, equal.summary) if equal else None
     for name, r in runs.items():
         vs = (f"{r.overall['mean_us'] / equal.overall['mean_us']:.3f}x" if equal else "-")
+        miss = miss_latency_us(tenants, r.summary)
+        vs_miss = f"{miss / base:.3f}x" if base else "-"
         sizes = " ".join(f"{s / (1 << 20):.1f}" for s in r.sizes.values())
-        lines.append(f"{name:14} {r.overall['mean_us']:9.1f} {vs:>9} {r.overall['p99_us']:9.0f} "
-                     f"{r.overall['hit_ratio']:9.3f} {r.overall['ops_per_s']:9.0f}  {sizes}")
+        lines.append(f"{name:14} {r.overall['mean_us']:9.1f} {vs:>9} {miss:9.1f} {vs_miss:>9} "
+                     f"{r.overall['p99_us']:9.0f} {r.overall['hit_ratio']:9.3f} "
+                     f"{r.overall['ops_per_s']:9.0f}  {sizes}")
     return "\n".join(lines)
 
 
@@ -318,6 +337,7 @@ def to_json(args, tenants: Sequence[BenchTenant], results: List[dict]) -> dict:
             "tenants": [t.__dict__ | {"working_set": t.working_set()} for t in tenants],
             "results": [{"share": r["share"], "memory": r["memory"],
                          "runs": {name: {"summary": run.summary, "overall": run.overall,
+                                         "miss_latency_us": miss_latency_us(tenants, run.summary),
                                          "sizes": run.sizes, "timeline": run.timeline,
                                          "arbiter": run.arbiter}
                                   for name, run in r["runs"].items()}}
@@ -334,13 +354,18 @@ def plot_results(case: str, tenants: Sequence[BenchTenant], results: List[dict],
     names = list(results[0]["runs"])
     width = 0.8 / len(results)
     for i, r in enumerate(results):
+        xs = np.arange(len(names)) + i * width
+        misses = [miss_latency_us(tenants, r["runs"][n].summary) for n in names]
         means = [r["runs"][n].overall["mean_us"] for n in names]
-        axes[0].bar(np.arange(len(names)) + i * width, means, width,
-                    label=f"M = {r['share']:g} of the working sets")
+        axes[0].bar(xs, misses, width, color=f"C{i}",
+                    label=f"M = {r['share']:g} of the working sets: miss latency")
+        axes[0].plot(xs, means, "_", color="black", ms=10, mew=1.5,
+                     label="measured mean latency" if i == 0 else None)
     axes[0].set_xticks(np.arange(len(names)) + width * (len(results) - 1) / 2, names)
-    axes[0].set_ylabel("mean latency per request (us)")
-    axes[0].set_title(f"{case}: mean latency (lower is better)")
-    axes[0].legend(fontsize=8)
+    axes[0].set_ylabel("us per request")
+    axes[0].set_title(f"{case}: misses x miss latency per request (bars; lower is better)\n"
+                      "and the measured mean latency (ticks)", fontsize=9)
+    axes[0].legend(fontsize=7)
     last = next((r for r in reversed(results) if "kredis" in r["runs"]), None)
     if last is not None and last["runs"]["kredis"].arbiter:
         records = last["runs"]["kredis"].arbiter

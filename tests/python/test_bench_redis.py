@@ -27,17 +27,24 @@ def test_every_configuration_runs_and_keeps_to_the_budget(tmp_path):
     out = tmp_path / "bench.json"
     proc = run_cli("bench", "redis", "--case", "four-latencies", "--shares", "0.5",
                    "--keys", "10000", "--duration", "8s", "--warmup", "2s", "--interval", "1s",
-                   "--configs", "equal,proportional,kredis,oracle", "--json", str(out),
+                   "--configs", "equal,proportional,lru,kredis,oracle", "--json", str(out),
                    "--plot", str(tmp_path / "bench.png"))
     assert "vs equal" in proc.stdout
     result = json.loads(out.read_text())["results"][0]
     memory = result["memory"]
-    assert list(result["runs"]) == ["equal", "proportional", "kredis", "oracle"]
+    assert list(result["runs"]) == ["equal", "proportional", "lru", "kredis", "oracle"]
     for name, run in result["runs"].items():
         assert run["overall"]["ops"] > 1000, name
         assert len(run["summary"]) == 4
         assert sum(run["sizes"].values()) <= memory, name
         assert all(s > 0 for s in run["sizes"].values()), name
+        # The misses' part of the mean: at most the mean, and what the hit ratios say.
+        summary = run["summary"]
+        misses = sum((e["ops"] - e["hits"]) * t["miss_latency"]
+                     for e, t in zip(summary, json.loads(out.read_text())["tenants"]))
+        assert run["miss_latency_us"] == pytest.approx(
+            1e6 * misses / sum(e["ops"] for e in summary))
+        assert 0 < run["miss_latency_us"] <= run["overall"]["mean_us"], name
     # The arbiter measured every tenant; its sizes never added up to more than M.
     records = result["runs"]["kredis"]["arbiter"]
     assert len(records) >= 4
@@ -45,6 +52,31 @@ def test_every_configuration_runs_and_keeps_to_the_budget(tmp_path):
     for r in records:
         assert sum(t["maxmemory"] for t in r["tenants"]) <= memory
     assert (tmp_path / "bench.png").stat().st_size > 10_000
+    # lru decides on exact LRU's curves and sets no K: every tenant keeps 5.
+    lru = result["runs"]["lru"]["arbiter"]
+    assert all(t["mode"] == "modelled" for t in lru[-1]["tenants"])
+    assert all(t["samples"] == 5 for t in lru[-1]["tenants"])
+
+
+def test_redis_load_says_what_is_wrong_with_a_tenant():
+    load = str(NATIVE / "redis_load")
+    import subprocess
+    for spec, words in [
+        ("name=a", ["needs name= and port="]),
+        ("name=a,port=0", ["--tenant port"]),
+        ("name=a,port=7000,keys=0", ["keys=0"]),
+        ("name=a,port=7000,colour=red", ["unknown key 'colour'"]),
+        ("name=a,port=7000,workload=nosuch", ["nosuch"]),
+        ("name=a,port=7000,miss-latency=fast", ["--tenant miss-latency"]),
+        ("name=a,port", ["'port' is not key=value"]),
+    ]:
+        proc = subprocess.run([load, "--tenant", spec, "--duration", "1s"], capture_output=True,
+                              text=True, timeout=30)
+        assert proc.returncode == 2, (spec, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("redis_load: error:"), \
+            (spec, proc.stderr)
+        for w in words:
+            assert w in proc.stderr, (spec, proc.stderr)
 
 
 def test_bad_input_is_one_line():
