@@ -318,21 +318,29 @@ def states_table(done: List[dict]) -> List[str]:
     """Where the time goes: per Controller state, its share of the measured
     time of the Symbiosis runs beside each cell's better baseline, their
     throughput over that baseline's in the same intervals, and the share of
-    all operations Symbiosis was behind by that the state holds."""
+    what Symbiosis was behind by that the state holds. Each cell's
+    operations count in seconds of its baseline's mean throughput, so that
+    a cell weighs by its time, not by how fast its engine serves."""
     total: Dict[str, List[float]] = {}
     for r in done:
-        for state, (seconds, sym, static) in r.get("states", {}).items():
+        states = r.get("states", {})
+        seconds = sum(v[0] for v in states.values())
+        static_ops = sum(v[2] for v in states.values())
+        if seconds <= 0 or static_ops <= 0:
+            continue
+        rate = static_ops / seconds
+        for state, (t, sym, static) in states.items():
             row = total.setdefault(state, [0.0, 0.0, 0.0])
-            row[0] += seconds
-            row[1] += sym
-            row[2] += static
+            row[0] += t
+            row[1] += sym / rate
+            row[2] += static / rate
     seconds = sum(row[0] for row in total.values())
     behind = sum(max(row[2] - row[1], 0.0) for row in total.values())
     if seconds <= 0:
         return []
     lines = ["", "Where the time goes: the Symbiosis runs beside each cell's better baseline, "
-             "per Controller state (warm intervals; behind: the share of the operations lost "
-             "to that baseline that the state holds):", "",
+             "per Controller state (warm intervals, each cell weighed by its time; behind: "
+             "the state's share of what Symbiosis was behind that baseline by):", "",
              "| state | share of the time | Symbiosis / better base | behind |", "|---|---|---|---|"]
     order = sorted(total, key=lambda k: (STATE_ORDER.index(k) if k in STATE_ORDER
                                          else len(STATE_ORDER), k))

@@ -215,6 +215,8 @@ def test_metrics_in_prometheus_text():
             assert f'symbiosis_redis_maxmemory_bytes{{tenant="only"}} {4 * MIB}' in text
             assert 'symbiosis_redis_tenant_up{tenant="only"} 1' in text
             assert "symbiosis_redis_arbiter_rounds_total 1" in text
+            assert "symbiosis_redis_arbiter_read_seconds " in text
+            assert "symbiosis_redis_arbiter_decision_seconds " in text
             with pytest.raises(urllib.error.HTTPError):
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/other", timeout=5)
         finally:
