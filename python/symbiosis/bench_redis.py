@@ -22,7 +22,8 @@ latency over the equal split's; beside it the miss latency (each tenant's
 misses times its miss latency, over every request: the part of the mean
 the split changes, free of the CPU waits that move a run's measured mean
 by as much as a configuration does). Requests arrive open-loop at --rate per
-tenant (latency counted from the arrival), so that a configuration changes
+tenant (one that finds its client busy counts its latency from its arrival,
+one that finds it idle from its send), so that a configuration changes
 latencies, not the mix of requests; --rate 0 plays closed loops.
 """
 
@@ -46,8 +47,8 @@ from symbiosis import _native
 from symbiosis import converters as cv
 from symbiosis.errors import CommandFailed
 from symbiosis.kredis import TenantCurve, allocate, merge_over_k
-from symbiosis.redis_arbiter import (CURVE_POINTS, GRID_CELLS, MIN_GRANULARITY, Arbiter,
-                                     TenantSpec, default_floor, parse_mrc, server_base)
+from symbiosis.redis_arbiter import (CURVE_POINTS, Arbiter, TenantSpec, default_floor,
+                                     grid_granularity, parse_mrc, server_base)
 from symbiosis.redis_server import RedisServer
 from symbiosis.units import format_bytes, parse_seconds
 
@@ -215,8 +216,8 @@ def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,
                                   t.miss_latency))
         bases.append(c["base"])
     room = memory - sum(bases)
-    granularity = max(MIN_GRANULARITY, -(-max(room, 1) // GRID_CELLS))
-    split = allocate(curves, room, granularity, [default_floor(memory, len(tenants))] * len(tenants))
+    split = allocate(curves, room, grid_granularity(room),
+                     [default_floor(memory, len(tenants))] * len(tenants))
     return {t.name: (size + base, c.k_at(size) or 5)
             for t, size, base, c in zip(tenants, split, bases, curves)}
 

@@ -135,6 +135,12 @@ def default_floor(memory: int, tenants: int) -> int:
     return memory // tenants // 10
 
 
+def grid_granularity(room: int) -> int:
+    """The split's grid for `room` bytes: GRID_CELLS cells, none under
+    MIN_GRANULARITY."""
+    return max(MIN_GRANULARITY, -(-max(room, 1) // GRID_CELLS))
+
+
 def server_base(stats: dict) -> int:
     """The server's own use from MEMORY STATS: its overhead less the key
     tables' (those are in the curves' per-key bytes)."""
@@ -360,7 +366,7 @@ class Arbiter:
         if modelled:
             room = budget - bases
             floors = [self.floor] * len(modelled)
-            granularity = max(MIN_GRANULARITY, -(-max(room, 1) // GRID_CELLS))
+            granularity = grid_granularity(room)
             if room < self.floor * len(modelled):
                 # Not even the floors fit beside the absent's reservations:
                 # equal parts of what there is.

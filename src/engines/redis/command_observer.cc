@@ -42,7 +42,6 @@ double ThreadCpuSeconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-
 KrrOptions CurveOptions(const CommandObserverOptions& o) {
   KrrOptions k;
   k.unit = CacheUnit::kBytes;
