@@ -5,13 +5,18 @@ size, the same cache-aside requests are replayed into a fresh server and
 given to the model at the times the server saw them.
 
     .venv/bin/python bench/redis_model.py --json out/redis-model.json --plot out/redis-model.png
+    .venv/bin/python bench/redis_model.py --report out/redis-model*.json --plot out/all.png
 
 Sizes are shares of the working set's memory (what the server's used_memory
 grows by to hold every key), from 5% to 90%. The model is run in objects
 (holding the keys the server held at the end) and in bytes (maxmemory less
 the empty server's used_memory); KRR and the textbook K-LRU simulator run
 beside it in objects, for comparison. The target: within 0.01 of the
-server's miss ratio at every size, for K in {1, 3, 5, 10, 16}.
+server's miss ratio at every size, for K in {1, 3, 5, 10, 16}: in objects
+and in bytes where every value has one size, in bytes where sizes vary
+(the keys a server holds then move with the sizes of the last ones
+written, so no one count of objects is its size). `--report` reads the
+runs' JSON and prints the result page's tables and counts.
 """
 
 from __future__ import annotations
@@ -23,9 +28,8 @@ import sys
 import time
 from typing import Dict, List
 
-import numpy as np
-
 try:
+    import numpy as np
     from symbiosis import _native
     from symbiosis.redis_check import (Requests, check, data_bytes, empty_server_bytes, hotspot,
                                        klru_miss_ratio, miss_ratio_at, variable_sizes, zipfian,
@@ -81,9 +85,26 @@ def main() -> int:
                    help="comma-separated indices of the workloads to run (default: all)")
     p.add_argument("--samples", default=",".join(map(str, SAMPLES)), help="K values")
     p.add_argument("--shares", default=",".join(map(str, SHARES)), help="shares of the working set")
-    p.add_argument("--json", required=True, help="write every run as JSON")
+    p.add_argument("--json", help="write every run as JSON")
     p.add_argument("--plot", default=None, help="a PNG of the errors")
+    p.add_argument("--report", nargs="+", metavar="JSON",
+                   help="run nothing: print the tables and counts of these runs' JSON "
+                        "(and --plot them)")
     args = p.parse_args()
+    if args.report:
+        rows = []
+        for path in args.report:
+            try:
+                with open(path) as f:
+                    rows += json.load(f)["runs"]
+            except (OSError, ValueError, KeyError) as e:
+                p.error(f"cannot read runs from {path}: {e}")
+        print(report(rows))
+        if args.plot:
+            plot(rows, args.plot)
+        return 0
+    if not args.json:
+        p.error("--json FILE is needed to record the runs (or --report FILES to read them)")
     samples = [int(k) for k in args.samples.split(",")]
     shares = [float(s) for s in args.shares.split(",")]
     base = empty_server_bytes()
@@ -97,7 +118,8 @@ def main() -> int:
             for share in shares:
                 t0 = time.monotonic()
                 c = check(w, base + int(share * total), k)
-                row = dict(c.to_json(), share=share, **others(w, c.keys_held, k))
+                row = dict(c.to_json(), share=share, sizes_vary=bool(np.ptp(w.sizes) > 0),
+                           **others(w, c.keys_held, k))
                 rows.append(row)
                 print(f"{w.name:34s} K={k:2d} share={share:4.2f} keys={c.keys_held:6d} "
                       f"real={c.real:.4f} model={c.model_objects:.4f}/{c.model_bytes:.4f} "
@@ -106,12 +128,57 @@ def main() -> int:
                       flush=True)
                 with open(args.json, "w") as f:
                     json.dump({"base_bytes": base, "runs": rows}, f, indent=1)
-    worst = max(max(abs(r["model_objects"] - r["real"]), abs(r["model_bytes"] - r["real"]))
-                for r in rows)
-    print(f"largest error of the model: {worst:.4f} (target 0.01)")
+    print(f"largest error of the model: {max(judged_error(r) for r in rows):.4f} (target 0.01)")
     if args.plot:
         plot(rows, args.plot)
     return 0
+
+
+def judged_error(row: dict) -> float:
+    """The model's error by the target: in bytes, and in objects too where
+    every value has one size."""
+    error = abs(row["model_bytes"] - row["real"])
+    if not row["sizes_vary"]:
+        error = max(error, abs(row["model_objects"] - row["real"]))
+    return error
+
+
+def report(rows: List[dict]) -> str:
+    """Per workload a table (a row per K, a column per size: the server's
+    miss ratio; the model's error in objects / in bytes; KRR's), then the
+    counts within the target."""
+    out = []
+    names = list(dict.fromkeys(r["workload"] for r in rows))
+    shares = sorted({r["share"] for r in rows})
+    for name in names:
+        mine = [r for r in rows if r["workload"] == name]
+        vary = mine[0]["sizes_vary"]
+        out.append(f"\n**{name}**" + (" (sizes vary: judged in bytes)" if vary else "") + "\n")
+        out.append("| K | " + " | ".join(f"{s:.0%}" for s in shares)
+                   + " | largest model error | largest KRR error |")
+        out.append("|---|" + "---|" * (len(shares) + 2))
+        for k in sorted({r["samples"] for r in mine}):
+            cells, model, krr = [], 0.0, 0.0
+            for share in shares:
+                r = next((r for r in mine if r["samples"] == k and r["share"] == share), None)
+                if r is None:
+                    cells.append("-")
+                    continue
+                model = max(model, judged_error(r))
+                krr = max(krr, abs(r["krr"] - r["real"]))
+                cells.append(f"{r['real']:.3f}: {r['model_objects'] - r['real']:+.3f} / "
+                             f"{r['model_bytes'] - r['real']:+.3f}; {r['krr'] - r['real']:+.3f}")
+            out.append(f"| {k} | " + " | ".join(cells) + f" | {model:.3f} | {krr:.3f} |")
+    n = len(rows)
+    fixed = [r for r in rows if not r["sizes_vary"]]
+    out.append("")
+    out.append(f"The model within 0.01: {sum(judged_error(r) <= 0.01 for r in rows)} of {n} cells "
+               f"(in bytes {sum(abs(r['model_bytes'] - r['real']) <= 0.01 for r in rows)} of {n}; "
+               f"in objects, one value size, "
+               f"{sum(abs(r['model_objects'] - r['real']) <= 0.01 for r in fixed)} of {len(fixed)}); "
+               f"largest error {max(judged_error(r) for r in rows):.4f}. "
+               f"KRR within 0.01: {sum(abs(r['krr'] - r['real']) <= 0.01 for r in rows)} of {n}.")
+    return "\n".join(out)
 
 
 def plot(rows: List[dict], path: str) -> None:

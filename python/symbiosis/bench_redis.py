@@ -46,7 +46,7 @@ import numpy as np
 from symbiosis import _native
 from symbiosis import converters as cv
 from symbiosis.errors import CommandFailed
-from symbiosis.kredis import TenantCurve, allocate, merge_over_k
+from symbiosis.kredis import TenantCurve, allocate, choose_k, merge_over_k
 from symbiosis.redis_arbiter import (CURVE_POINTS, Arbiter, TenantSpec, default_floor,
                                      grid_granularity, parse_mrc, server_base)
 from symbiosis.redis_server import RedisServer
@@ -208,18 +208,19 @@ def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,
     each tenant's rate its reads over the run: maxmemory and K per tenant.
     Under the arbiter's own constraints (its floor and grid), so that it is
     the best the arbiter could have held, not a split it may not choose."""
-    curves, bases = [], []
+    curves, bases, per_k = [], [], []
     for t in tenants:
         c = run.final_curves[t.name]
-        sizes, ratios, best_k = merge_over_k({k: v for k, v in c["curves"].items() if k > 0})
-        curves.append(TenantCurve(t.name, sizes, ratios, best_k, c["requests"] / duration,
+        per_k.append({k: v for k, v in c["curves"].items() if k > 0})
+        sizes, ratios = merge_over_k(per_k[-1])
+        curves.append(TenantCurve(t.name, sizes, ratios, c["requests"] / duration,
                                   t.miss_latency))
         bases.append(c["base"])
     room = memory - sum(bases)
     split = allocate(curves, room, grid_granularity(room),
                      [default_floor(memory, len(tenants))] * len(tenants))
-    return {t.name: (size + base, c.k_at(size) or 5)
-            for t, size, base, c in zip(tenants, split, bases, curves)}
+    return {t.name: (size + base, choose_k(k_curves, size))
+            for t, size, base, k_curves in zip(tenants, split, bases, per_k)}
 
 
 def add_redis_bench_parser(engines) -> None:

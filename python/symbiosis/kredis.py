@@ -3,8 +3,9 @@ Redis cache, each its own redis-server, from their miss-ratio curves
 (the KRR paper, section 4: Equations 6 and 7, Algorithm 3).
 
 Each tenant has curves for several maxmemory-samples K. They are merged
-over K: at each size the lowest miss ratio and the K that gives it
-(`merge_over_k`). The split minimises the total expected miss latency,
+over K: at each size the lowest miss ratio (`merge_over_k`); the K to
+run at a tenant's size is the one that gives it, unless the K in place is
+within a margin of it (`choose_k`). The split minimises the total expected miss latency,
 sum over tenants of miss_ratio(size) x request rate x miss latency
 (Equation 6), or maximises the hits per second, sum of (1 - miss_ratio)
 x request rate (Equation 7), subject to the sizes adding up to the budget
@@ -31,44 +32,39 @@ OBJECTIVES = ("latency", "hit-throughput")
 MAX_CELLS = 4096
 
 
+def _interpolate(sizes: Sequence[float], miss_ratios: Sequence[float], size) -> np.ndarray:
+    """A curve's miss ratio at `size` bytes: linear between its points, 1
+    at 0 bytes, flat beyond the last point."""
+    xs = np.concatenate([[0.0], np.asarray(sizes, dtype=float)])
+    ys = np.concatenate([[1.0], np.asarray(miss_ratios, dtype=float)])
+    return np.interp(np.asarray(size, dtype=float), xs, ys)
+
+
 @dataclass
 class TenantCurve:
     """One tenant's merged curve and what a miss costs it.
 
     sizes: bytes, ascending, each > 0; miss_ratios: one per size, the
-    miss ratio of a cache of that size; best_k: the K giving it (0 where
-    unknown); rate: requests per second; miss_latency: seconds a miss
-    costs beyond a hit; weight: a multiplier on its cost (default 1)."""
+    miss ratio of a cache of that size; rate: requests per second;
+    miss_latency: seconds a miss costs beyond a hit; weight: a multiplier
+    on its cost (default 1)."""
     name: str
     sizes: np.ndarray
     miss_ratios: np.ndarray
-    best_k: np.ndarray
     rate: float
     miss_latency: float
     weight: float = 1.0
 
     def miss_ratio_at(self, size: np.ndarray) -> np.ndarray:
-        """Miss ratio at `size` bytes: linear between the curve's points, 1
-        at 0 bytes, flat beyond the last point."""
-        xs = np.concatenate([[0.0], self.sizes.astype(float)])
-        ys = np.concatenate([[1.0], self.miss_ratios.astype(float)])
-        return np.interp(np.asarray(size, dtype=float), xs, ys)
-
-    def k_at(self, size: float) -> int:
-        """The K that gives the lowest miss ratio at the curve point nearest
-        below `size` (the first point's below it)."""
-        if self.best_k.size == 0:
-            return 0
-        i = int(np.searchsorted(self.sizes, size, side="right")) - 1
-        return int(self.best_k[max(i, 0)])
+        """Miss ratio at `size` bytes (see `_interpolate`)."""
+        return _interpolate(self.sizes, self.miss_ratios, size)
 
 
 def merge_over_k(curves: Dict[int, Tuple[Sequence[int], Sequence[float]]]
-                 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 ) -> Tuple[np.ndarray, np.ndarray]:
     """Curves per K, each (sizes, miss ratios) at the same sizes, merged:
-    (sizes, the lowest miss ratio at each, the K that gives it; the
-    smallest K among equals, the cheaper eviction). Raises InputError for
-    no curves or curves at different sizes."""
+    (sizes, the lowest miss ratio at each); `choose_k` says which K to run.
+    Raises InputError for no curves or curves at different sizes."""
     if not curves:
         raise _native.InputError("no curves to merge; a tenant needs at least one K's curve")
     ks = sorted(curves)
@@ -80,9 +76,34 @@ def merge_over_k(curves: Dict[int, Tuple[Sequence[int], Sequence[float]]]
             raise _native.InputError(f"the curve of K={k} is at other sizes than K={ks[0]}'s; "
                                      "merge curves built at the same sizes")
         table.append(np.asarray(m, dtype=float))
-    stacked = np.vstack(table)
-    best = np.argmin(stacked, axis=0)  # the first, so the smallest K, among equals
-    return sizes, stacked[best, np.arange(sizes.size)], np.asarray(ks)[best]
+    return sizes, np.vstack(table).min(axis=0)
+
+
+# Redis's own maxmemory-samples: where no K is in place, ties go to it.
+DEFAULT_K = 5
+
+
+def choose_k(curves: Dict[int, Tuple[Sequence[int], Sequence[float]]], size: float,
+             present: int = 0, margin: float = 0.0) -> int:
+    """The maxmemory-samples K to run at `size` bytes, from curves per K:
+    the one with the lowest miss ratio there, unless the K in place
+    (`present`, 0 for none) is within `margin` of that miss ratio (a share
+    of the present K's: a change of K is a move, and KRR's curves for
+    different K differ by less than their sampling error over much of
+    their range), in which case it stays. Among equals with none in
+    place, Redis's default 5 if offered, else the smallest K
+    (docs/decisions/redis-k-choice.md). Raises InputError for no curves or
+    a negative margin."""
+    if not curves:
+        raise _native.InputError("no curves to choose K from; a tenant needs at least one K's curve")
+    if margin < 0:
+        raise _native.InputError(f"the K margin {margin} must be at least 0")
+    at = {k: float(_interpolate(c[0], c[1], size)) for k, c in curves.items()}
+    lowest = min(at.values())
+    if present in at and at[present] <= lowest + margin * at[present]:
+        return present
+    equals = sorted(k for k, m in at.items() if m == lowest)
+    return DEFAULT_K if DEFAULT_K in equals else equals[0]
 
 
 def tenant_costs(t: TenantCurve, cells: int, granularity: int, objective: str) -> np.ndarray:

@@ -7,9 +7,10 @@ server's own use), its reads since the last interval (the request rate),
 INFO's hits and misses (the measured miss ratio) and MEMORY STATS (the
 server's own use: startup, client buffers, replication; what a key costs
 is in the curves). The curves are merged over K (the lowest miss ratio at
-each size and the K giving it), the sizes that minimise the total expected
-miss latency (the paper's Equation 6; hits per second for Equation 7) are
-chosen under the budget, and applied with CONFIG SET maxmemory and
+each size), the sizes that minimise the total expected miss latency (the
+paper's Equation 6; hits per second for Equation 7) are chosen under the
+budget, each with the K lowest there unless the K in place is within the
+hysteresis (kredis.choose_k), and applied with CONFIG SET maxmemory and
 maxmemory-samples: shrinks before grows, so the sum of maxmemory never
 exceeds the budget, even if a server goes away half-way.
 
@@ -44,7 +45,8 @@ from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from symbiosis import _native
-from symbiosis.kredis import OBJECTIVES, TenantCurve, allocate, merge_over_k, predicted_cost
+from symbiosis.kredis import (OBJECTIVES, TenantCurve, allocate, choose_k, merge_over_k,
+                              predicted_cost)
 from symbiosis.redis_server import redis_client_module
 from symbiosis.units import format_bytes, parse_seconds
 
@@ -273,8 +275,8 @@ class Arbiter:
             curves = {k: c for k, c in r.curves.items() if k > 0}  # 0 is LRU: no Redis runs it
         if not curves or not curves[min(curves)][0]:
             return None
-        sizes, ratios, best_k = merge_over_k(curves)
-        return TenantCurve(t.spec.name, sizes, ratios, best_k, t.rate, t.spec.miss_latency,
+        sizes, ratios = merge_over_k(curves)
+        return TenantCurve(t.spec.name, sizes, ratios, t.rate, t.spec.miss_latency,
                            t.spec.weight)
 
     def _curve_at_k(self, t: TenantState, r: Reading, k: int) -> Optional[TenantCurve]:
@@ -282,7 +284,7 @@ class Arbiter:
             return None
         sizes, ratios = r.curves[k]
         return TenantCurve(t.spec.name, np.asarray(sizes, dtype=np.uint64),
-                           np.asarray(ratios, dtype=float), np.full(len(sizes), k), t.rate,
+                           np.asarray(ratios, dtype=float), t.rate,
                            t.spec.miss_latency, t.spec.weight)
 
     def round(self) -> dict:
@@ -376,7 +378,11 @@ class Arbiter:
             else:
                 sizes = allocate([c for _, _, c in modelled], room, granularity, floors,
                                  self.objective)
-            ks = [self.k or c.k_at(s) for (_, _, c), s in zip(modelled, sizes)]
+            # The K in place stays within the hysteresis (docs/decisions/redis-k-choice.md).
+            ks = [self.k or (0 if self.lru else
+                             choose_k({k: v for k, v in r.curves.items() if k > 0}, s, r.samples,
+                                      self.hysteresis))
+                  for (_, r, _), s in zip(modelled, sizes)]
             new_cost = predicted_cost([c for _, _, c in modelled], sizes, self.objective)
             # Now: each at its present size and K, on the same curves.
             now_sizes, now_curves, must = [], [], False
@@ -623,7 +629,8 @@ what it does with each tenant:
             reserved, named in a warning each interval; when it answers
             again it gets its size at once
   A decision is applied only if it lowers the predicted cost by more than
-  --hysteresis of the cost now. Stopping the arbiter (Ctrl-C, SIGTERM, a
+  --hysteresis of the cost now; a tenant's K changes only if another K's
+  curve is lower at its size by more than --hysteresis of its own. Stopping the arbiter (Ctrl-C, SIGTERM, a
   kill) leaves every server at its last size.
 
 examples:

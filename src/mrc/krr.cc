@@ -119,6 +119,7 @@ class KrrCurves::Rep {
         bytes_mode_(o.unit == CacheUnit::kBytes),
         all_(o.rate == 1),
         sample_(o.rate, o.min_keys),
+        sample_hash_(o.seed),
         // Bounded distances (distance_bits) bound the histogram; a small
         // buffer then keeps the whole bounded.
         histograms_(ks.size(), DistanceHistogram(o.distance_bits > 0
@@ -144,8 +145,10 @@ class KrrCurves::Rep {
     requests_++;
     requested_bytes_ += size;
     if (all_) return true;
-    distinct_.Add(Mix64(key));
-    return sample_.Holds(Hash64(options_.seed, key));
+    // One hash for both: the register needs a well-mixed one, not its own.
+    const uint64_t h = sample_hash_(key);
+    distinct_.Add(h);
+    return sample_.Holds(h);
   }
 
   void AccessSampled(uint64_t key, uint32_t size) {
@@ -185,7 +188,7 @@ class KrrCurves::Rep {
   void Shrink(const Lower& lower) {
     const double before = static_cast<double>(stacks_[0]->entries());
     lower();
-    const auto drop = [this](uint64_t key) { return !sample_.Holds(Hash64(options_.seed, key)); };
+    const auto drop = [this](uint64_t key) { return !sample_.Holds(sample_hash_(key)); };
     for (auto& stack : stacks_) stack->Erase(drop);
     const double kept = std::max(static_cast<double>(stacks_[0]->entries()), 1.0) / before;
     for (auto& h : histograms_) h.Shrink(kept);
@@ -227,7 +230,7 @@ class KrrCurves::Rep {
     return total;
   }
 
-  bool Sampled(uint64_t key) const { return all_ || sample_.Holds(Hash64(options_.seed, key)); }
+  bool Sampled(uint64_t key) const { return all_ || sample_.Holds(sample_hash_(key)); }
   const std::vector<uint32_t>& ks() const { return ks_; }
   uint64_t requests() const { return requests_; }
   uint64_t sampled_requests() const { return sampled_; }
@@ -239,6 +242,7 @@ class KrrCurves::Rep {
   const bool bytes_mode_;
   const bool all_;  // R = 1: no sampling
   SampleThreshold sample_;
+  const SeededHash64 sample_hash_;  // Hash64(seed, key)
   std::vector<std::unique_ptr<DistanceStack>> stacks_;
   std::vector<DistanceHistogram> histograms_;
   DistinctCounter distinct_;  // every key's, when sampling

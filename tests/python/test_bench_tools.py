@@ -50,7 +50,8 @@ def test_controller_bench_names_the_parts_it_has():
 
 
 @pytest.mark.parametrize("script", ["dynamic_pairs.py", "oracle_held_out.py", "heldout.py",
-                                    "tie_replay.py", "stable_change_rules.py"])
+                                    "tie_replay.py", "stable_change_rules.py",
+                                    "kredis_decision.py", "redis_model.py"])
 def test_scripts_without_the_package_say_which_python_to_use(script, tmp_path):
     # -S leaves out site-packages, where the package is installed.
     proc = subprocess.run([sys.executable, "-S", str(REPO / "bench" / script),
@@ -148,3 +149,56 @@ def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_
     assert "| adapting | 40% | 0.800 | 100% |" in report, report
     assert "| stable | 60% | 1.000 | 0% |" in report, report
     assert (folder / "report.png").exists()
+
+
+def test_command_observer_bench_rejects_bad_arguments_in_one_line():
+    proc = subprocess.run([_tool("command_observer_bench"), "--rate", "2"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "--rate in (0, 1]" in proc.stderr.splitlines()[0], proc.stderr
+
+
+def test_command_observer_bench_counts_what_it_times():
+    proc = subprocess.run([_tool("command_observer_bench"), "--commands", "200000", "--repeats",
+                           "1", "--rate", "0.5"], capture_output=True, text=True, timeout=120,
+                          check=True)
+    assert "median:" in proc.stdout and "ns a command" in proc.stdout, proc.stdout
+    # Of the 180,000 GETs (one command in ten is a SET) some were sampled,
+    # and never more (the CPU budget may lower the rate below 0.5).
+    line = next(l for l in proc.stdout.splitlines() if l.startswith("repeat 1:"))
+    sampled = int(line.split("(")[1].split(" sampled")[0])
+    assert 0 < sampled < 180_000, proc.stdout
+
+
+def _model_row(workload, vary, k, share, real, objects, in_bytes, krr):
+    return {"workload": workload, "sizes_vary": vary, "samples": k, "share": share,
+            "real": real, "model_objects": objects, "model_bytes": in_bytes, "krr": krr}
+
+
+def test_redis_model_report_judges_objects_only_where_values_have_one_size(tmp_path):
+    runs = [_model_row("fixed", False, 5, 0.5, 0.30, 0.32, 0.305, 0.29),
+            _model_row("varied", True, 5, 0.5, 0.30, 0.25, 0.302, 0.25)]
+    path = tmp_path / "runs.json"
+    path.write_text(__import__("json").dumps({"base_bytes": 1, "runs": runs}))
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "redis_model.py"), "--report",
+                           str(path)], capture_output=True, text=True, timeout=60, check=True)
+    out = proc.stdout
+    # The fixed-size cell misses by its objects' 0.02; the varied one is
+    # judged by its bytes' 0.002.
+    assert "The model within 0.01: 1 of 2 cells" in out, out
+    assert "in objects, one value size, 0 of 1" in out, out
+    assert "**varied** (sizes vary: judged in bytes)" in out, out
+    assert "| 5 | 0.300: -0.050 / +0.002; -0.050 | 0.002 | 0.050 |" in out, out
+
+
+def test_kredis_decision_times_each_count(tmp_path):
+    out = tmp_path / "decision.json"
+    subprocess.run([sys.executable, str(REPO / "bench" / "kredis_decision.py"), "--tenants", "2,3",
+                    "--repeats", "2", "--json", str(out)], capture_output=True, text=True,
+                   timeout=300, check=True)
+    results = __import__("json").loads(out.read_text())["results"]
+    assert [r["tenants"] for r in results] == [2, 3]
+    assert all(0 < r["median_ms"] <= r["max_ms"] and r["cells"] == 512 for r in results)
+    bad = subprocess.run([sys.executable, str(REPO / "bench" / "kredis_decision.py"), "--tenants",
+                          "two"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--tenants takes comma-separated counts" in bad.stderr

@@ -6,27 +6,49 @@ import numpy as np
 import pytest
 
 from symbiosis import _native
-from symbiosis.kredis import TenantCurve, allocate, merge_over_k, predicted_cost
+from symbiosis.kredis import TenantCurve, allocate, choose_k, merge_over_k, predicted_cost
 
 MIB = 1 << 20
 
 
 def tenant(name, sizes, miss, rate=1000.0, latency=1e-3, weight=1.0):
     return TenantCurve(name, np.asarray(sizes, dtype=np.uint64), np.asarray(miss, dtype=float),
-                       np.zeros(len(sizes), dtype=int), rate, latency, weight)
+                       rate, latency, weight)
 
 
-def test_merging_takes_the_lowest_miss_ratio_and_its_k():
-    sizes, miss, k = merge_over_k({5: ([1, 2, 3], [0.5, 0.3, 0.2]),
-                                   1: ([1, 2, 3], [0.6, 0.3, 0.1]),
-                                   16: ([1, 2, 3], [0.4, 0.35, 0.1])})
+def test_merging_takes_the_lowest_miss_ratio():
+    sizes, miss = merge_over_k({5: ([1, 2, 3], [0.5, 0.3, 0.2]),
+                                1: ([1, 2, 3], [0.6, 0.3, 0.1]),
+                                16: ([1, 2, 3], [0.4, 0.35, 0.1])})
     assert list(sizes) == [1, 2, 3]
     assert list(miss) == [0.4, 0.3, 0.1]
-    assert list(k) == [16, 1, 1]  # ties go to the smaller K
     with pytest.raises(_native.InputError, match="other sizes"):
         merge_over_k({1: ([1, 2], [0.5, 0.4]), 5: ([1, 3], [0.5, 0.4])})
     with pytest.raises(_native.InputError, match="at least one"):
         merge_over_k({})
+
+
+def test_k_choice_keeps_the_k_in_place_within_the_margin():
+    curves = {1: ([100, 200], [0.50, 0.30]),
+              5: ([100, 200], [0.49, 0.30]),
+              16: ([100, 200], [0.45, 0.30])}
+    # The lowest at 100 bytes is K = 16's.
+    assert choose_k(curves, 100) == 16
+    # K = 5 in place: 0.49 is not within 2% of 0.45 (0.0098 of 0.49).
+    assert choose_k(curves, 100, present=5, margin=0.02) == 16
+    # ... but within 10%: it stays, and no K flips on noise.
+    assert choose_k(curves, 100, present=5, margin=0.10) == 5
+    # Between points, interpolated: at 150 bytes K = 16's 0.375 beats K = 1's 0.40.
+    assert choose_k(curves, 150, present=1, margin=0.02) == 16
+    # Ties with nothing in place go to Redis's default 5, else the smallest.
+    assert choose_k(curves, 200) == 5
+    assert choose_k({16: curves[16][:], 3: ([100, 200], [0.45, 0.30])}, 100) == 3
+    # A K in place that has no curve is no K in place.
+    assert choose_k(curves, 200, present=10, margin=0.5) == 5
+    with pytest.raises(_native.InputError, match="at least one"):
+        choose_k({}, 100)
+    with pytest.raises(_native.InputError, match="margin"):
+        choose_k(curves, 100, margin=-0.1)
 
 
 def test_a_costly_cliff_gets_its_memory():
