@@ -301,6 +301,13 @@ def report(folder: str) -> None:
                   f"- gain over the worse baseline: geometric mean "
                   f"{geometric_mean([r['vs_worse'] for r in done]):.2f}x, up to "
                   f"{max(r['vs_worse'] for r in done):.2f}x"]
+        by_overwrite = []
+        for share in sorted({cell["overwrite"] for cell, r in rows if r["status"] == "done"}):
+            mine = [r["vs_better"] for cell, r in rows
+                    if r["status"] == "done" and cell["overwrite"] == share]
+            by_overwrite.append(f"{share:g}: {sum(b >= 0.95 for b in mine)}/{len(mine)} "
+                                f"(lowest {min(mine):.3f})")
+        lines.append("- >= 0.95x by the share of overwrites: " + "; ".join(by_overwrite))
         lines += states_table(done)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(folder, "report.md"), "w") as f:

@@ -59,8 +59,11 @@ struct KrrOptions {
   uint32_t distance_bits = 0;
   // With sampling: 2^distinct_bits registers count the distinct keys, whose
   // share the sample holds (a standard error of 1.04 / 2^(bits/2): 0.4% at
-  // 16). From 4 to 16; a server's module keeps 12, 4 KiB, that its hot
-  // path reads without a cache miss.
+  // 16). From 4 to 16, or 0: no count, the share taken as the rate (the
+  // sample's own error, about 1 / sqrt(its keys): 1.6% at the floor of
+  // 4,096, as large as 12 bits' count). A server's module keeps 0: the
+  // register's random load missed the CPU's cache on most commands
+  // (docs/decisions/module-distinct-count.md).
   uint32_t distinct_bits = 16;
   uint64_t seed = 1;
 };

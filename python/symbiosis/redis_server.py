@@ -8,13 +8,18 @@ its own, for tests and benchmarks.
 It runs as a cache: allkeys-lru (or the policy given), no persistence (no
 RDB saves, no AOF: a saving child would stop the LRU clock's updates and
 the table's resizing), in a temporary directory removed with it, and is
-shut down when the block ends, however it ends. redis-py is its client.
+shut down when the block ends, however it ends; if the process that
+started it is killed (SIGTERM, SIGKILL: no block ends then), the kernel
+sends the server SIGTERM, so no server outlives its script. redis-py is
+its client.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -47,6 +52,19 @@ def redis_client_module():
     return redis
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the child, before exec: SIGTERM when the thread that started it
+    exits (prctl(2) PR_SET_PDEATHSIG), and exit at once if that parent is
+    already gone."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -54,7 +72,9 @@ def _free_port() -> int:
 
 
 class RedisServer:
-    """One redis-server, started by __enter__ and stopped by __exit__."""
+    """One redis-server, started by __enter__ and stopped by __exit__.
+    REQUIRES: the thread that enters it outlives it (the server is stopped
+    when that thread exits; the main thread's does, as do the tools')."""
 
     def __init__(self, *, maxmemory: int = 0, samples: int = 5, policy: str = "allkeys-lru",
                  extra: Sequence[str] = (), port: int = 0) -> None:
@@ -96,8 +116,10 @@ class RedisServer:
         try:
             for _ in range(3):  # the free port may be taken before the server binds it
                 self.port = self.fixed_port or _free_port()
+                parent = os.getpid()
                 self._process = subprocess.Popen(self._arguments(), stdout=subprocess.DEVNULL,
-                                                 stderr=subprocess.DEVNULL)
+                                                 stderr=subprocess.DEVNULL,
+                                                 preexec_fn=lambda: _die_with_parent(parent))
                 if self._wait_ready(redis):
                     return self
                 self._stop_process()

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -125,7 +126,8 @@ class KrrCurves::Rep {
         histograms_(ks.size(), DistanceHistogram(o.distance_bits > 0
                                                      ? 4096
                                                      : DistanceHistogram::kDefaultMinPending)),
-        distinct_(o.distinct_bits) {
+        distinct_(o.distinct_bits > 0 ? std::make_optional<DistinctCounter>(o.distinct_bits)
+                                      : std::nullopt) {
     for (const uint32_t k : ks) {
       KrrOptions one = o;
       one.k = k;
@@ -147,7 +149,7 @@ class KrrCurves::Rep {
     if (all_) return true;
     // One hash for both: the register needs a well-mixed one, not its own.
     const uint64_t h = sample_hash_(key);
-    distinct_.Add(h);
+    if (distinct_) distinct_->Add(h);
     return sample_.Holds(h);
   }
 
@@ -217,13 +219,14 @@ class KrrCurves::Rep {
   // The share of the keys in the sample, counted (see DistinctCounter).
   double KeyShare() const {
     if (all_ || sample_.HoldsAll()) return 1;
-    return distinct_.ShareOf(static_cast<double>(stacks_[0]->entries()), sample_.rate());
+    if (!distinct_) return sample_.rate();
+    return distinct_->ShareOf(static_cast<double>(stacks_[0]->entries()), sample_.rate());
   }
 
   double rate() const { return all_ ? 1 : sample_.rate(); }
 
   size_t MemoryUsage() const {
-    size_t total = all_ ? 0 : distinct_.MemoryUsage();
+    size_t total = distinct_ && !all_ ? distinct_->MemoryUsage() : 0;
     for (size_t i = 0; i < stacks_.size(); i++) {
       total += stacks_[i]->MemoryUsage() + histograms_[i].MemoryUsage();
     }
@@ -245,7 +248,7 @@ class KrrCurves::Rep {
   const SeededHash64 sample_hash_;  // Hash64(seed, key)
   std::vector<std::unique_ptr<DistanceStack>> stacks_;
   std::vector<DistanceHistogram> histograms_;
-  DistinctCounter distinct_;  // every key's, when sampling
+  std::optional<DistinctCounter> distinct_;  // every key's, when sampling; none at bits 0
   uint64_t requests_ = 0;
   uint64_t sampled_ = 0;
   double requested_bytes_ = 0;
@@ -258,9 +261,9 @@ void CheckOptions(const KrrOptions& options) {
     throw InputError("KRR sampling rate " + std::to_string(options.rate) +
                      " is not in (0, 1]; use e.g. 0.01, or 1 for no sampling");
   }
-  if (options.distinct_bits < 4 || options.distinct_bits > 16) {
+  if (options.distinct_bits != 0 && (options.distinct_bits < 4 || options.distinct_bits > 16)) {
     throw InputError("KRR distinct_bits " + std::to_string(options.distinct_bits) +
-                     " is not from 4 to 16; use e.g. 12 (4 KiB), or 16 (the default)");
+                     " is not from 4 to 16, or 0 for no count; use e.g. 16 (the default)");
   }
   if (options.distance_bits > 32) {
     throw InputError("KRR distance_bits " + std::to_string(options.distance_bits) +

@@ -168,6 +168,45 @@ TEST(KrrAccuracy, AFloorOfKeysKeepsASmallTraceAccurate) {
   EXPECT_NEAR(static_cast<double>(big.StackKeys().size()), 0.01 * big.WorkingSet(), 200);
 }
 
+// The Redis module's settings (R = 0.01, a floor of 4,096 keys, 200,000
+// keys): without the distinct-key count the sample's share is its rate,
+// and over ten seeds the curves stay as close to the K-LRU simulator as
+// with a count of 2^12 or 2^16 registers (docs/decisions/module-distinct-count.md).
+TEST(KrrAccuracy, WithoutTheDistinctCountAtTheModulesFloor) {
+  for (const char* spec : {"zipfian:theta=0.9", "hotspot20"}) {
+    const auto records = WorkloadRecords(spec, 200'000, 2'000'000);
+    std::unordered_set<uint64_t> keys;
+    for (const TraceRecord& r : records) keys.insert(r.key);
+    const std::vector<uint64_t> sizes = EvenSizes(keys.size(), 10);
+    KLruOptions sim_options;
+    sim_options.k = 5;
+    KLruSimMrc sim(sim_options, sizes);
+    const MissRatioCurve truth = Feed(sim, records, sizes);
+    double worst_without = 0;
+    for (const uint32_t bits : {0u, 12u, 16u}) {
+      double sum = 0;
+      double worst = 0;
+      for (uint64_t seed = 1; seed <= 10; seed++) {
+        KrrOptions o;
+        o.k = 5;
+        o.rate = 0.01;
+        o.min_keys = 4096;
+        o.distinct_bits = bits;
+        o.seed = seed;
+        KrrMrc krr(o);
+        for (const TraceRecord& r : records) krr.Access(r.key, r.size);
+        const double e = MeanAbsoluteError(krr.Curve(sizes).miss_ratios, truth.miss_ratios);
+        sum += e;
+        worst = std::max(worst, e);
+      }
+      std::printf("%s, R = 0.01, floor 4,096, distinct_bits %u: MAE mean %.4f, worst %.4f "
+                  "over 10 seeds\n", spec, bits, sum / 10, worst);
+      if (bits == 0) worst_without = worst;
+    }
+    EXPECT_LE(worst_without, 0.01) << spec;
+  }
+}
+
 // One sample for several K: each curve is the one a KrrMrc of its K alone
 // builds (the same seed draws the same moves), sampled, floored and in
 // bytes.
@@ -315,6 +354,19 @@ TEST(KrrMrc, BadOptionsAreErrors) {
   o = KrrOptions();
   o.size_base = 1;
   EXPECT_THROW(KrrMrc{o}, InputError);
+  for (const uint32_t bits : {3u, 17u}) {
+    o = KrrOptions();
+    o.distinct_bits = bits;
+    EXPECT_THROW(KrrMrc{o}, InputError) << bits;
+  }
+  o = KrrOptions();
+  o.distinct_bits = 0;  // no count
+  o.rate = 0.5;
+  KrrMrc uncounted(o);
+  for (uint64_t key = 0; key < 10'000; key++) uncounted.Access(key, 1);
+  // The working set is the sampled keys over the rate: 10,000 give or take
+  // the sample's own error (sd 50 keys of 5,000).
+  EXPECT_NEAR(static_cast<double>(uncounted.WorkingSet()), 10'000, 400);
 }
 
 }  // namespace

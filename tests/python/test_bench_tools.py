@@ -148,6 +148,10 @@ def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_
     # Where the time goes: warm from 20 s, a round to 60 s at 0.8x, then Stable at 1.0x.
     assert "| adapting | 40% | 0.800 | 100% |" in report, report
     assert "| stable | 60% | 1.000 | 0% |" in report, report
+    # Seed 7's first cell overwrites 10%, its second none.
+    assert [c["overwrite"] for c in cells[:2]] == [0.1, 0.0]
+    assert ">= 0.95x by the share of overwrites: 0: 1/1 (lowest 0.990); 0.1: 0/1 (lowest 0.900)" \
+        in report, report
     assert (folder / "report.png").exists()
 
 

@@ -21,9 +21,11 @@ constexpr uint32_t kUnknownValueBytes = 64;
 // Sizes to 1/64 (krr.h): the histograms stay bounded for weeks of requests.
 constexpr uint32_t kDistanceBits = 7;
 
-// The distinct-key register: 4 KiB, read on every read; 64 KiB missed the
-// CPU's first caches on most of them (distinct_counter.h).
-constexpr uint32_t kDistinctBits = 12;
+// No distinct-key count: a register read at random on every read missed
+// the CPU's first cache between a server's commands even at 4 KiB, and at
+// the floor of keys it corrects the sample's share by no more than its own
+// error (docs/decisions/module-distinct-count.md).
+constexpr uint32_t kDistinctBits = 0;
 
 // The background ring: 16K reads (256 KiB) is 0.3 s of a million commands
 // a second sampled at 6%, taken off in batches. The thread sleeps 10 ms

@@ -13,8 +13,8 @@
 // of the sampled keys whose writes were.
 //
 // Cost of a command whose key is not sampled: a length check and a few
-// byte compares for its name, a hash of the key, a distinct-key register
-// and a compare. A sampled read costs the KRR stacks of every K (hundreds
+// byte compares for its name, a hash of the key, a second hash and a
+// compare. A sampled read costs the KRR stacks of every K (hundreds
 // of steps at K = 16); with `background` (the module's way) it is queued
 // instead to a thread of the observer's own, which updates the stacks, so
 // the command's thread pays a ring slot; when the ring is full the access
