@@ -9,9 +9,10 @@
 // SHARDS's mean absolute error against exact LRU is then 0.0004 to 0.0018
 // over six seeds of a 10M-request zipfian trace (bench/mrc.md, "The
 // sample's key share, counted"). 2^16 registers by default: a standard
-// error of 0.4%. Fewer for a caller on a server's hot path: each Add is a
-// load from a random register, and 64 KiB of them miss the CPU's first
-// caches (the Redis module keeps 2^12, 4 KiB: 1.6%).
+// error of 0.4%. Each Add is a load from a random register, which on a
+// server's hot path misses the CPU's first cache even at 4 KiB; where the
+// sample is small the count corrects no more than its own error, and the
+// Redis module keeps none (KrrOptions::distinct_bits = 0).
 
 #ifndef SYMBIOSIS_MRC_DISTINCT_COUNTER_H_
 #define SYMBIOSIS_MRC_DISTINCT_COUNTER_H_

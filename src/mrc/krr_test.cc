@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -170,8 +171,9 @@ TEST(KrrAccuracy, AFloorOfKeysKeepsASmallTraceAccurate) {
 
 // The Redis module's settings (R = 0.01, a floor of 4,096 keys, 200,000
 // keys): without the distinct-key count the sample's share is its rate,
-// and over ten seeds the curves stay as close to the K-LRU simulator as
-// with a count of 2^12 or 2^16 registers (docs/decisions/module-distinct-count.md).
+// and over ten seeds the curves are no further from the K-LRU simulator
+// than with the 2^12 registers the module kept; 2^16 is printed beside
+// (docs/decisions/module-distinct-count.md).
 TEST(KrrAccuracy, WithoutTheDistinctCountAtTheModulesFloor) {
   for (const char* spec : {"zipfian:theta=0.9", "hotspot20"}) {
     const auto records = WorkloadRecords(spec, 200'000, 2'000'000);
@@ -182,7 +184,7 @@ TEST(KrrAccuracy, WithoutTheDistinctCountAtTheModulesFloor) {
     sim_options.k = 5;
     KLruSimMrc sim(sim_options, sizes);
     const MissRatioCurve truth = Feed(sim, records, sizes);
-    double worst_without = 0;
+    std::map<uint32_t, double> mean;
     for (const uint32_t bits : {0u, 12u, 16u}) {
       double sum = 0;
       double worst = 0;
@@ -201,9 +203,9 @@ TEST(KrrAccuracy, WithoutTheDistinctCountAtTheModulesFloor) {
       }
       std::printf("%s, R = 0.01, floor 4,096, distinct_bits %u: MAE mean %.4f, worst %.4f "
                   "over 10 seeds\n", spec, bits, sum / 10, worst);
-      if (bits == 0) worst_without = worst;
+      mean[bits] = sum / 10;
     }
-    EXPECT_LE(worst_without, 0.01) << spec;
+    EXPECT_LE(mean[0], mean[12]) << spec;
   }
 }
 
