@@ -41,6 +41,9 @@ except ImportError:
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARES = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9]
 SAMPLES = [1, 3, 5, 10, 16]
+# What --report reads of each run.
+REPORT_FIELDS = {"workload", "samples", "share", "sizes_vary", "real", "model_objects",
+                 "model_bytes", "krr"}
 ORACLE = np.dtype([("time", "<u4"), ("key", "<u8"), ("size", "<u4"), ("next", "<i8")])
 
 
@@ -96,9 +99,16 @@ def main() -> int:
         for path in args.report:
             try:
                 with open(path) as f:
-                    rows += json.load(f)["runs"]
-            except (OSError, ValueError, KeyError) as e:
-                p.error(f"cannot read runs from {path}: {e}")
+                    runs = json.load(f)["runs"]
+                for r in runs:
+                    missing = sorted(REPORT_FIELDS - set(r))
+                    if missing:
+                        raise ValueError(f"a run lacks {', '.join(missing)}")
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                p.error(f"cannot read runs from {path}: {e}; give JSON that --json wrote")
+            rows += runs
+        if not rows:
+            p.error("the JSON given holds no runs; give JSON that --json wrote")
         print(report(rows))
         if args.plot:
             plot(rows, args.plot)

@@ -48,7 +48,7 @@ from symbiosis import converters as cv
 from symbiosis.errors import CommandFailed
 from symbiosis.kredis import TenantCurve, allocate, choose_k, merge_over_k
 from symbiosis.redis_arbiter import (CURVE_POINTS, Arbiter, TenantSpec, default_floor,
-                                     grid_granularity, parse_mrc, server_base)
+                                     grid_granularity, parse_mrc, runnable_curves, server_base)
 from symbiosis.redis_server import RedisServer
 from symbiosis.units import format_bytes, parse_seconds
 
@@ -211,7 +211,7 @@ def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,
     curves, bases, per_k = [], [], []
     for t in tenants:
         c = run.final_curves[t.name]
-        per_k.append({k: v for k, v in c["curves"].items() if k > 0})
+        per_k.append(runnable_curves(c["curves"]))
         sizes, ratios = merge_over_k(per_k[-1])
         curves.append(TenantCurve(t.name, sizes, ratios, c["requests"] / duration,
                                   t.miss_latency))

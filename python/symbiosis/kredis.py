@@ -5,11 +5,11 @@ Redis cache, each its own redis-server, from their miss-ratio curves
 Each tenant has curves for several maxmemory-samples K. They are merged
 over K: at each size the lowest miss ratio (`merge_over_k`); the K to
 run at a tenant's size is the one that gives it, unless the K in place is
-within a margin of it (`choose_k`). The split minimises the total expected miss latency,
-sum over tenants of miss_ratio(size) x request rate x miss latency
-(Equation 6), or maximises the hits per second, sum of (1 - miss_ratio)
-x request rate (Equation 7), subject to the sizes adding up to the budget
-and each tenant keeping a floor (`allocate`). A dynamic program over a
+within a margin of it (`choose_k`). The split minimises the total
+expected miss latency, sum over tenants of miss_ratio(size) x request
+rate x miss latency (Equation 6), or maximises the hits per second, sum
+of (1 - miss_ratio) x request rate (Equation 7), subject to the sizes
+adding up to the budget and each tenant keeping a floor (`allocate`). A dynamic program over a
 grid of `granularity` bytes solves it exactly on the grid, whatever the
 curves' shape (a miss-ratio curve need not be convex: a cliff is common),
 in O(tenants x cells^2).

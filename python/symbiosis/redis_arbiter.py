@@ -154,6 +154,13 @@ def server_base(stats: dict) -> int:
     return max(base, 0)
 
 
+def runnable_curves(curves: Dict[int, Tuple[List[int], List[float]]]
+                    ) -> Dict[int, Tuple[List[int], List[float]]]:
+    """The curves of the K a Redis server can run: the module's K = 0 is
+    exact LRU's, which no Redis evicts by."""
+    return {k: c for k, c in curves.items() if k > 0}
+
+
 def parse_mrc(reply) -> Tuple[int, Dict[int, Tuple[List[int], List[float]]]]:
     """SYMBIOSIS.MRC's reply: (requests, {K: (sizes, miss ratios)})."""
     fields = {(k.decode() if isinstance(k, bytes) else str(k)): v
@@ -272,7 +279,7 @@ class Arbiter:
                 return None
             curves = {want: r.curves[want]}
         else:
-            curves = {k: c for k, c in r.curves.items() if k > 0}  # 0 is LRU: no Redis runs it
+            curves = runnable_curves(r.curves)
         if not curves or not curves[min(curves)][0]:
             return None
         sizes, ratios = merge_over_k(curves)
@@ -380,8 +387,7 @@ class Arbiter:
                                  self.objective)
             # The K in place stays within the hysteresis (docs/decisions/redis-k-choice.md).
             ks = [self.k or (0 if self.lru else
-                             choose_k({k: v for k, v in r.curves.items() if k > 0}, s, r.samples,
-                                      self.hysteresis))
+                             choose_k(runnable_curves(r.curves), s, r.samples, self.hysteresis))
                   for (_, r, _), s in zip(modelled, sizes)]
             new_cost = predicted_cost([c for _, _, c in modelled], sizes, self.objective)
             # Now: each at its present size and K, on the same curves.
@@ -630,8 +636,9 @@ what it does with each tenant:
             again it gets its size at once
   A decision is applied only if it lowers the predicted cost by more than
   --hysteresis of the cost now; a tenant's K changes only if another K's
-  curve is lower at its size by more than --hysteresis of its own. Stopping the arbiter (Ctrl-C, SIGTERM, a
-  kill) leaves every server at its last size.
+  curve is lower at its size by more than --hysteresis of its own.
+  Stopping the arbiter (Ctrl-C, SIGTERM, a kill) leaves every server at
+  its last size.
 
 examples:
   symbiosis redis-arbiter --tenant web=127.0.0.1:6379,miss-latency=200us \\

@@ -126,8 +126,9 @@ class KrrCurves::Rep {
         histograms_(ks.size(), DistanceHistogram(o.distance_bits > 0
                                                      ? 4096
                                                      : DistanceHistogram::kDefaultMinPending)),
-        distinct_(o.distinct_bits > 0 ? std::make_optional<DistinctCounter>(o.distinct_bits)
-                                      : std::nullopt) {
+        distinct_(o.distinct_bits > 0 && !all_
+                      ? std::make_optional<DistinctCounter>(o.distinct_bits)
+                      : std::nullopt) {
     for (const uint32_t k : ks) {
       KrrOptions one = o;
       one.k = k;
@@ -226,7 +227,7 @@ class KrrCurves::Rep {
   double rate() const { return all_ ? 1 : sample_.rate(); }
 
   size_t MemoryUsage() const {
-    size_t total = distinct_ && !all_ ? distinct_->MemoryUsage() : 0;
+    size_t total = distinct_ ? distinct_->MemoryUsage() : 0;
     for (size_t i = 0; i < stacks_.size(); i++) {
       total += stacks_[i]->MemoryUsage() + histograms_[i].MemoryUsage();
     }
@@ -248,7 +249,7 @@ class KrrCurves::Rep {
   const SeededHash64 sample_hash_;  // Hash64(seed, key)
   std::vector<std::unique_ptr<DistanceStack>> stacks_;
   std::vector<DistanceHistogram> histograms_;
-  std::optional<DistinctCounter> distinct_;  // every key's, when sampling; none at bits 0
+  std::optional<DistinctCounter> distinct_;  // every key's when sampling; none at bits 0
   uint64_t requests_ = 0;
   uint64_t sampled_ = 0;
   double requested_bytes_ = 0;

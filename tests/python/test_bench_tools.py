@@ -206,3 +206,18 @@ def test_kredis_decision_times_each_count(tmp_path):
     bad = subprocess.run([sys.executable, str(REPO / "bench" / "kredis_decision.py"), "--tenants",
                           "two"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--tenants takes comma-separated counts" in bad.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"runs": []}', "holds no runs"),
+    ('{"runs": [{"workload": "w"}]}', "a run lacks"),
+    ("not json", "cannot read runs from"),
+])
+def test_redis_model_report_rejects_bad_json_in_one_line(tmp_path, content, message):
+    path = tmp_path / "runs.json"
+    path.write_text(content)
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "redis_model.py"), "--report",
+                           str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert message in last and "redis_model.py: error:" in last, proc.stderr
