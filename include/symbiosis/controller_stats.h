@@ -50,6 +50,9 @@ struct TrialStats {
   double noise_us = 0;
   double wall_noise_us = 0;
   bool kept = false;
+  // Ended after its settle, twice as slow as the split in place or more
+  // (docs/decisions/far-slower-trial.md).
+  bool cut_short = false;
 };
 
 // A round's move, judged by measurement (ControllerConfig::verify_moves):

@@ -279,7 +279,7 @@ class Controller::Rep {
       std::lock_guard<std::mutex> lock(mu_);
       NotePeakGhostMemory();  // before Advance, which may end the round
       EventTotals totals = Totals();
-      if (tracker_.window_due(totals.accesses)) {
+      if (tracker_.window_due(totals.accesses, SteadyNowNs())) {
         AddProcessTimes(&totals);
         if (tracker_.probing()) totals.probe_distinct = probe_.Distinct();
       }

@@ -28,7 +28,8 @@ Json ToJson(const TrialStats& t) {
           {"after_wall_us", Number(t.after_wall_us)},
           {"noise_us", Number(t.noise_us)},
           {"wall_noise_us", Number(t.wall_noise_us)},
-          {"kept", t.kept}};
+          {"kept", t.kept},
+          {"cut_short", t.cut_short}};
 }
 
 Json ToJson(const VerificationStats& v) {

@@ -27,6 +27,7 @@ TrialStats Compared(const TrialMeasure& m, const TrialMeasure& than) {
   t.after_wall_us = m.wall_us;
   t.noise_us = BusyNoiseUs(m, than);
   t.wall_noise_us = WallNoiseUs(m, than);
+  t.cut_short = m.cut_short;
   return t;
 }
 
@@ -109,8 +110,26 @@ bool Tracker::Changed(const WindowRatios& m, const WindowRatios& reference) cons
   return app > settings_.app_miss_change_floor || device > settings_.device_read_change_floor;
 }
 
+// While a trial's move arrives and settles, a window also ends by time:
+// the settle's blocks are bounded in time (docs/decisions/trial-settle.md),
+// and where a split serves a few thousand accesses a second a window of
+// window_accesses lasts 15 s or more, so a block of whole windows did too.
+double Tracker::SettleWindowSeconds() const {
+  if (state_ != ControllerState::kTrying && state_ != ControllerState::kVerifying) return 0;
+  return trials_.settle_window_seconds();
+}
+
+bool Tracker::WindowTimedOut(uint64_t wall_ns) const {
+  const double seconds = SettleWindowSeconds();
+  return seconds > 0 && wall_ns > 0 && window_start_.wall_ns > 0 &&
+         wall_ns >= window_start_.wall_ns + static_cast<uint64_t>(seconds * 1e9);
+}
+
 uint64_t Tracker::next_deadline() const {
   uint64_t t = window_end_;
+  if (SettleWindowSeconds() > 0) {
+    t = std::min(t, now_ + std::max<uint64_t>(config_.window_accesses / kSettleChecks, 1));
+  }
   if (applied_ != target_) t = std::min(t, step_due_);
   if (state_ == ControllerState::kSettling) t = std::min(t, settle_end_);
   if (state_ == ControllerState::kAdapting) t = std::min(t, round_runner_.stage_end());
@@ -126,7 +145,7 @@ bool Tracker::Advance(const EventTotals& totals) {
   totals_ = totals;
   bool changed = false;
   if (applied_ != target_ && now_ >= step_due_) changed = StepResize();
-  if (now_ >= window_end_) EndWindow(totals);
+  if (now_ >= window_end_ || WindowTimedOut(totals.wall_ns)) EndWindow(totals);
   switch (state_) {
     case ControllerState::kSettling:
       if (now_ >= settle_end_ && applied_ == target_) {
@@ -348,16 +367,16 @@ void Tracker::UpdateProbe(const EventTotals& w) {
     StartProbeStretch();
     return;
   }
-  ++probe_windows_;
+  probe_accesses_ += w.accesses;
   if (!probing_) {
-    if (probe_windows_ >= kProbeRestWindows) StartProbeStretch();
+    if (probe_accesses_ >= kProbeRestWindows * config_.window_accesses) StartProbeStretch();
     return;
   }
-  if (probe_windows_ < kProbeWindows) return;
+  if (probe_accesses_ < kProbeWindows * config_.window_accesses) return;
   const double distinct = w.probe_distinct;
   const double accesses = static_cast<double>(now_ - probe_from_);
   probing_ = false;  // rests
-  probe_windows_ = 0;
+  probe_accesses_ = 0;
   if (!probe_reference_ || now_ < no_round_until_) {
     probe_reference_ = distinct;
     return;
@@ -373,7 +392,7 @@ void Tracker::UpdateProbe(const EventTotals& w) {
 // The caller clears the probe when probe_stretch() changes.
 void Tracker::StartProbeStretch() {
   probing_ = true;
-  probe_windows_ = 0;
+  probe_accesses_ = 0;
   probe_from_ = now_;
   ++probe_stretch_;
 }
@@ -713,10 +732,14 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
     case TrialSequence::Measured::kCandidate:
       break;
   }
+  const std::vector<TrialMeasure>& measured = trials_.measures();
   if (Gained(measure, trials_.from_measure(), config_.trusted_gain)) {
     EndTrials(std::nullopt);
   } else if (trials_.Advance()) {
     MoveToNextTrial();
+  } else if (std::all_of(measured.begin(), measured.end(),
+                         [](const TrialMeasure& m) { return m.cut_short; })) {
+    EndTrials(std::nullopt);  // none can stay: no measure in place again
   } else {
     MoveBackFromTrials();
   }
@@ -748,6 +771,10 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
                     Format(": %.3g against %.3g then", t.after, t.before);
     round.reason += Format(" (wall time per access %.3g against %.3g)", t.after_wall_us,
                            t.before_wall_us);
+    if (t.cut_short) {
+      round.reason += Format(", cut short after its settle: %.0fx as slow or more",
+                             TrialMeasurer::kFarSlower);
+    }
   }
   // The fastest relative to the current M_a at its time stays, of those
   // that gained trial_gain beyond their noise: by busy time, with a wall
@@ -800,6 +827,7 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
     if (check_after_round_) after_round_ = trials_.measures()[*best - first].ratios;
   } else {
     round.reason += "; none gained enough, M_a stays " + MiB(trials_.from());
+    SetTarget(trials_.from());  // there already, unless every trial was cut short
     if (check_after_round_) after_round_ = before.ratios;
     // A far end the model could not rank and a measure refused is not
     // tried again until the workload changes.
@@ -858,7 +886,7 @@ void Tracker::StartVerification(const TrialMeasure& before_move) {
   state_ = ControllerState::kVerifying;
   verify_from_ma_ = pre_round_ma_;
   verify_from_ = before_move;
-  trials_.StartMoved(target_, {pre_round_ma_});  // measured once settled
+  trials_.StartMoved(target_, {pre_round_ma_}, before_move);  // measured once settled
 }
 
 void Tracker::EndVerification(const std::optional<TrialMeasure>& again) {
@@ -959,7 +987,7 @@ bool Tracker::TryDirectionEnd(uint64_t from, uint64_t to,
     trials_.Continue(now_, to, {*end}, *to_measure);
     MoveToNextTrial();
   } else {
-    trials_.StartMoved(to, {*end});  // `to` measured once settled, then the end
+    trials_.StartMoved(to, {*end}, std::nullopt);  // `to` measured once settled, then the end
   }
   return true;
 }

@@ -49,9 +49,12 @@ class Tracker {
 
   // The access count at which Advance next has work.
   uint64_t next_deadline() const;
-  // Whether the totals at `accesses` end a window (only window ends use
-  // the process times of EventTotals).
-  bool window_due(uint64_t accesses) const { return accesses >= window_end_; }
+  // Whether the totals at `accesses`, taken at `wall_ns` of the steady
+  // clock, end a window (only window ends use the process times of
+  // EventTotals, wall_ns among them).
+  bool window_due(uint64_t accesses, uint64_t wall_ns) const {
+    return accesses >= window_end_ || WindowTimedOut(wall_ns);
+  }
   // Whether sampled accesses should be fed to the simulator now.
   bool simulating() const { return state_ == ControllerState::kAdapting; }
   // Whether they should be fed to the working-set probe: where M_a may be
@@ -72,12 +75,16 @@ class Tracker {
   ControllerStats Stats() const;
 
  private:
+  // While a trial's move arrives and settles, how often (in accesses) a
+  // window's time is checked: window_accesses / kSettleChecks.
+  static constexpr uint64_t kSettleChecks = 16;
   // Device reads per access closer than this are a tie.
   static constexpr double kTrialReadsStep = 0.005;
   // A read tie's winner predicts at most this share of the best's reads.
   static constexpr double kTieReadShare = 0.5;
-  // The working-set probe counts over stretches of this many windows
-  // (800,000 accesses by default), resting kProbeRestWindows after each,
+  // The working-set probe counts over stretches of this many windows'
+  // accesses (800,000 by default; windows that end by time are shorter),
+  // resting kProbeRestWindows' accesses after each,
   // and a stretch that counts this share fewer blocks than the first one
   // starts a round.
   static constexpr uint32_t kProbeWindows = 8;
@@ -108,6 +115,9 @@ class Tracker {
   void SetTarget(uint64_t bytes);
   bool StepResize();
   void EndWindow(const EventTotals& totals);
+  // The settle's bound on a window's time, in seconds; 0: none.
+  double SettleWindowSeconds() const;
+  bool WindowTimedOut(uint64_t wall_ns) const;
   void OnStableWindow(const WindowRatios& m);
   void UpdateProbe(const EventTotals& window);
   void StartProbeStretch();
@@ -215,7 +225,7 @@ class Tracker {
   bool probe_on_ = false;
   bool probing_ = false;
   uint64_t probe_stretch_ = 0;
-  uint32_t probe_windows_ = 0;  // full windows in the stretch or rest so far
+  uint64_t probe_accesses_ = 0;  // in the stretch or rest so far
   uint64_t probe_from_ = 0;     // the access the stretch began at
   std::optional<double> probe_reference_;  // the first stretch's count
   // Settling.

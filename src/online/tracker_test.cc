@@ -1253,14 +1253,17 @@ TEST(TrackerTest, TrialMeasuresLastAtLeastTheMinimumTime) {
 }
 
 // After a trial's move the caches fill, and the trial measures only once
-// the device reads stopped falling. At 128 MiB the scripted engine first
-// reads the device on every application miss, then ever less, as a cache
-// fills (H_k approaches its own at rest by 1 - e^(-t / 3000)), as slow as
-// modelled meanwhile and faster after `fill` accesses. A fill of 12,000
-// accesses outlasts the settle (2,000) and the measure (three windows of
-// 1,000) together: measured in it, 128 MiB would not be kept.
+// the device reads stopped falling. At 128 MiB the scripted engine reads
+// the device on kFillDepth of the application misses more than at rest,
+// then ever less, as a cache fills (by e^(-t / 3000)), as slow as modelled
+// meanwhile and faster after `fill` accesses; 1.6x as slow as 8 MiB after
+// the least settle, not cut short. A fill of 7,000 accesses outlasts the
+// settle (2,000) and the measure (three windows of 1,000) together:
+// measured in it, 128 MiB would not be kept.
+constexpr double kFillDepth = 0.15;
+
 TEST(TrackerTest, ATrialMeasuresOnceItsCachesStoppedFilling) {
-  for (const uint64_t fill : {uint64_t{0}, uint64_t{12'000}}) {
+  for (const uint64_t fill : {uint64_t{0}, uint64_t{7'000}}) {
     Harness h(TrialConfig());
     h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
     h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
@@ -1272,7 +1275,8 @@ TEST(TrackerTest, ATrialMeasuresOnceItsCachesStoppedFilling) {
       h.timing = kFourThreadsOnOneCpu;
       if (h.tracker->ma_bytes() == kM / 8) {
         if (at_candidate < fill) {
-          hk = kFourThreadsHk * (1 - std::exp(-static_cast<double>(at_candidate) / 3000));
+          hk = kFourThreadsHk *
+               (1 - kFillDepth * std::exp(-static_cast<double>(at_candidate) / 3000));
         } else {
           h.timing = FasterThanModelled();
         }
@@ -1858,6 +1862,51 @@ TEST(TrackerTest, AModelThatIsOffStillTriesTheFarEndOfTheRange) {
   EXPECT_TRUE(r.trials[0].kept) << r.reason;
   EXPECT_NE(r.reason.find("the far end of the range"), std::string::npos) << r.reason;
   EXPECT_EQ(h.tracker->ma_bytes(), kM);
+}
+
+// A far end that runs four times as slow as the split in place (its CPU,
+// run-queue and wall times per access scaled) is left after its least
+// settle, and where the engine serves few accesses a second its windows
+// end by time meanwhile. Windows of 1,000 accesses last 21 ms at the far
+// end; the settle's blocks are bounded at 10 ms (trial_min_seconds), its
+// windows at 2.5 ms: the far end is left after about 1,000 accesses, where
+// blocks of whole windows would have taken 2,000. Nothing measures the
+// split in place again (no candidate can stay), and the far end is not
+// retried.
+TEST(TrackerTest, ATrialFarSlowerThanTheSplitInPlaceIsCutShortAfterItsSettle) {
+  ControllerConfig c = MeasuringConfig();
+  c.trial_min_seconds = 0.01;
+  Harness h(c);
+  h.ScriptCandidates({0.1}, {0.001}, 0.6, 0.06);
+  h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+  ASSERT_NE(h.LastRound().reason.find("the model is off"), std::string::npos)
+      << h.LastRound().reason;
+  ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+  Harness::Timing slow = kFourThreadsOnOneCpu;
+  slow.wall_ns *= 4;
+  slow.cpu_ns *= 4;
+  slow.runnable_ns *= 4;
+  uint64_t at_far_end = 0;
+  for (uint64_t n = 0; n < 200'000 && h.tracker->state() == ControllerState::kTrying;
+       n += Harness::kChunk) {
+    const bool far = h.tracker->ma_bytes() == kM;
+    h.timing = far ? slow : kFourThreadsOnOneCpu;
+    if (far) at_far_end += Harness::kChunk;
+    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+  }
+  const RoundStats& r = h.LastRound();
+  ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+  EXPECT_EQ(r.trials[0].ma_bytes, kM);
+  EXPECT_TRUE(r.trials[0].cut_short) << r.reason;
+  EXPECT_FALSE(r.trials[0].kept) << r.reason;
+  EXPECT_NEAR(r.trials[0].after / r.trials[0].before, 4, 0.5) << r.reason;
+  EXPECT_LT(at_far_end, 1'500u) << r.reason;
+  EXPECT_EQ(h.tracker->target_ma_bytes(), 8 * kMiB);
+  EXPECT_EQ(r.reason.find("after the trials"), std::string::npos) << r.reason;
+  // Stable, the far end is not tried again in the next round.
+  h.timing = kFourThreadsOnOneCpu;
+  h.Run(60'000, kFourThreadsHa, kFourThreadsHk);
+  EXPECT_EQ(h.tracker->ma_bytes(), 8 * kMiB);
 }
 
 // Outside the band, with trials off, or without the process's times: no

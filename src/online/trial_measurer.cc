@@ -44,9 +44,17 @@ void TrialMeasurer::Arrived(uint64_t now) {
   phase_ = Phase::kSettling;
   fill_from_ = now;
   fill_blocks_ = 0;
+  StartBlock(now);
+}
+
+void TrialMeasurer::StartBlock(uint64_t now) {
+  block_from_ = now;
   fill_accesses_ = 0;
   fill_wall_ns_ = 0;
+  fill_busy_us_ = 0;
   fill_reads_ = 0;
+  fill_ratios_ = WindowRatios{0, 0, 0};
+  fill_windows_ = 0;
 }
 
 void TrialMeasurer::MeasureFrom(uint64_t now) {
@@ -71,27 +79,54 @@ void TrialMeasurer::MeasureFrom(uint64_t now) {
 // (docs/decisions/trial-settle.md). A fill falls fastest first: there the
 // compressed cache's misses fell by 60%, then 33%, in two spans of about a
 // million accesses.
-void TrialMeasurer::Settle(const EventTotals& w, uint64_t window_begin, uint64_t now) {
-  if (window_begin < fill_from_) return;
+//
+// A candidate far slower than the split it left after the least settle is
+// not one a fill turns into a win within the trial: the fills measured
+// reached within 15% of their end by then, and each further block costs
+// the run what the trial could win back at trial_gain in many. Its block
+// is its measure (docs/decisions/far-slower-trial.md).
+std::optional<TrialMeasure> TrialMeasurer::Settle(const EventTotals& w, double busy_us,
+                                                  uint64_t window_begin, uint64_t now) {
+  if (window_begin < fill_from_) return std::nullopt;
   fill_accesses_ += w.accesses;
   fill_wall_ns_ += w.wall_ns;
+  fill_busy_us_ += busy_us;
   fill_reads_ += CostEstimator::DeviceMisses(w);
+  if (w.accesses > 0) {
+    fill_ratios_.Add(RatiosOf(w));
+    ++fill_windows_;
+  }
   const bool block_done = fill_accesses_ >= settle_block_ ||
                           (min_seconds_ > 0 && fill_wall_ns_ >= min_seconds_ * 1e9);
-  if (!block_done || fill_accesses_ == 0) return;
-  const double rate = fill_reads_ / fill_accesses_;
+  if (!block_done || fill_accesses_ == 0) return std::nullopt;
+  const double accesses = static_cast<double>(fill_accesses_);
+  if (fill_blocks_ >= 1 && reference_ && fill_wall_ns_ > 0) {
+    TrialMeasure block;
+    block.busy_us = fill_busy_us_ / accesses;
+    block.wall_us = fill_wall_ns_ / 1e3 / accesses;
+    if (block.busy_us >= kFarSlower * reference_->busy_us ||
+        block.wall_us >= kFarSlower * reference_->wall_us) {
+      block.at = block_from_ + (now - block_from_) / 2;
+      block.ratios = fill_ratios_.DividedBy(fill_windows_);
+      block.cut_short = true;
+      phase_ = Phase::kIdle;
+      return block;
+    }
+  }
+  const double rate = fill_reads_ / accesses;
   const bool filling = fill_blocks_ == 0 || rate < (1 - kFillDrop) * fill_rate_;
   fill_rate_ = rate;
-  fill_accesses_ = 0;
-  fill_wall_ns_ = 0;
-  fill_reads_ = 0;
-  if (filling && ++fill_blocks_ < kMaxFillBlocks) return;
+  StartBlock(now);
+  if (filling && ++fill_blocks_ < kMaxFillBlocks) return std::nullopt;
   MeasureFrom(now);
+  return std::nullopt;
 }
 
 std::optional<TrialMeasure> TrialMeasurer::AddWindow(const EventTotals& w, double busy_us,
                                                      uint64_t window_begin, uint64_t now) {
-  if (phase_ == Phase::kSettling) Settle(w, window_begin, now);
+  if (phase_ == Phase::kSettling) {
+    if (std::optional<TrialMeasure> cut = Settle(w, busy_us, window_begin, now)) return cut;
+  }
   if (phase_ != Phase::kMeasuring) return std::nullopt;
   if (window_begin < measure_from_ || w.wall_ns == 0) return std::nullopt;
   busy_us_ += busy_us;

@@ -8,7 +8,10 @@
 // before (the caches are still filling), at most kMaxFillBlocks. Then it
 // measures over `windows` windows and at least `min_seconds`: the busy
 // thread time and the wall time per access, their standard errors from
-// the windows' spread, and the hit ratios. Single-threaded.
+// the windows' spread, and the hit ratios. A move given a reference (the
+// split it left, measured) ends at the first block after the least settle
+// that ran kFarSlower times as slow as it: that block is the measure
+// (docs/decisions/far-slower-trial.md). Single-threaded.
 
 #ifndef SYMBIOSIS_ONLINE_TRIAL_MEASURER_H_
 #define SYMBIOSIS_ONLINE_TRIAL_MEASURER_H_
@@ -31,6 +34,8 @@ struct TrialMeasure {
   double wall_se = 0;
   uint64_t at = 0;
   WindowRatios ratios;
+  // One settle block, kFarSlower times as slow as the reference or more.
+  bool cut_short = false;
 };
 
 // The measure between `first` and `last` interpolated to access `at`
@@ -49,6 +54,9 @@ class TrialMeasurer {
   // share from the block before: the caches still fill.
   static constexpr double kFillDrop = 0.1;
   static constexpr uint32_t kMaxFillBlocks = 20;
+  // A settle block after the least settle this many times the reference's
+  // busy or wall time per access ends the settle and is the measure.
+  static constexpr double kFarSlower = 2;
 
   enum class Phase { kIdle, kMoving, kSettling, kMeasuring };
 
@@ -56,7 +64,11 @@ class TrialMeasurer {
   TrialMeasurer(uint64_t settle_accesses, uint32_t windows, double min_seconds);
 
   // A move began: settle once it arrived (Arrived), then measure.
-  void Move() { phase_ = Phase::kMoving; }
+  // `reference`: the split it leaves, measured, if it was.
+  void Move(const std::optional<TrialMeasure>& reference = std::nullopt) {
+    phase_ = Phase::kMoving;
+    reference_ = reference;
+  }
   // The split reached its target at access `now`: the settle starts.
   void Arrived(uint64_t now);
   // Measures the split in place from access `now`, without a settle.
@@ -69,9 +81,18 @@ class TrialMeasurer {
                                         uint64_t window_begin, uint64_t now);
 
   Phase phase() const { return phase_; }
+  // Moving or settling: its windows should end by time too, at most
+  // settle_window_seconds() long, so that a block ends near its bound
+  // where the engine serves few accesses per second. 0: by accesses only.
+  bool settling() const { return phase_ == Phase::kMoving || phase_ == Phase::kSettling; }
+  double settle_window_seconds() const { return min_seconds_ / 4; }
 
  private:
-  void Settle(const EventTotals& w, uint64_t window_begin, uint64_t now);
+  void StartBlock(uint64_t now);
+  // The settle's window; a cut-short measure when the block it ends ran
+  // far slower than the reference.
+  std::optional<TrialMeasure> Settle(const EventTotals& w, double busy_us,
+                                     uint64_t window_begin, uint64_t now);
 
   const uint64_t settle_block_;  // half settle_accesses, at least 1
   const uint32_t windows_;
@@ -88,11 +109,16 @@ class TrialMeasurer {
   WindowSpread wall_spread_;
   WindowRatios ratio_sum_;
   // Settling: windows from fill_from_ on, in blocks of settle_block_.
+  std::optional<TrialMeasure> reference_;
   uint64_t fill_from_ = 0;
   uint32_t fill_blocks_ = 0;
+  uint64_t block_from_ = 0;     // the block's first access
   uint64_t fill_accesses_ = 0;  // in the block so far
   uint64_t fill_wall_ns_ = 0;   // its wall time
+  double fill_busy_us_ = 0;     // its busy thread time
   double fill_reads_ = 0;       // device reads in it
+  WindowRatios fill_ratios_;    // its windows' hit ratios, summed
+  uint32_t fill_windows_ = 0;
   double fill_rate_ = 0;        // the last block's device reads per access
 };
 

@@ -86,6 +86,59 @@ TEST(TrialMeasurerTest, ASettleBlockEndsAtTheMinimumTimeWhereAccessesAreSlow) {
   EXPECT_EQ(filling.phase(), Phase::kSettling);
 }
 
+// A move given the measure of the split it left ends at the first block
+// after the least settle (two blocks) that ran twice as slow or more, by
+// busy or by wall time: that block is its measure. One less slow, or
+// without a reference, settles and measures as before.
+TEST(TrialMeasurerTest, AMoveFarSlowerThanTheSplitItLeftIsCutShortAfterTheLeastSettle) {
+  TrialMeasure left;
+  left.busy_us = 1;
+  left.wall_us = 1;
+  struct Case {
+    double wall_ms;   // per window of 1000 accesses
+    double busy_us;   // per window
+    bool with_reference;
+    bool cut;
+  };
+  for (const Case& c : {Case{2, 1000, true, true},    // wall 2x
+                        Case{1, 2500, true, true},    // busy 2.5x
+                        Case{1.9, 1900, true, false},  // 1.9x: measured
+                        Case{4, 4000, false, false}}) {
+    TrialMeasurer m(2000, 1, 0);  // blocks of one window
+    m.Move(c.with_reference ? std::optional<TrialMeasure>(left) : std::nullopt);
+    m.Arrived(0);
+    // The reads keep falling (a fill): only the cut ends the settle.
+    EXPECT_FALSE(m.AddWindow(Window(c.wall_ms, 400), c.busy_us, 0, 1000));
+    const std::optional<TrialMeasure> second =
+        m.AddWindow(Window(c.wall_ms, 200), c.busy_us, 1000, 2000);
+    ASSERT_EQ(second.has_value(), c.cut) << c.wall_ms << " " << c.busy_us;
+    if (c.cut) {
+      EXPECT_TRUE(second->cut_short);
+      EXPECT_EQ(m.phase(), Phase::kIdle);
+      EXPECT_DOUBLE_EQ(second->busy_us, c.busy_us / 1000);
+      EXPECT_DOUBLE_EQ(second->wall_us, c.wall_ms);
+      EXPECT_EQ(second->at, 1500u);  // the block's middle
+      EXPECT_DOUBLE_EQ(second->ratios.hit_app, 0.5);
+    } else {
+      EXPECT_EQ(m.phase(), Phase::kSettling);
+    }
+  }
+}
+
+// Windows end by time while a move arrives and settles, at a quarter of
+// the block's bound; not while measuring.
+TEST(TrialMeasurerTest, SettlesInWindowsBoundedInTime) {
+  TrialMeasurer m(2000, 1, 4);
+  EXPECT_FALSE(m.settling());
+  m.Move();
+  EXPECT_TRUE(m.settling());
+  EXPECT_DOUBLE_EQ(m.settle_window_seconds(), 1);
+  m.Arrived(0);
+  EXPECT_TRUE(m.settling());
+  m.MeasureFrom(0);
+  EXPECT_FALSE(m.settling());
+}
+
 TEST(TrialMeasurerTest, AMeasureLastsItsMinimumTime) {
   TrialMeasurer m(2000, 2, 0.005);  // 5 ms
   m.MeasureFrom(0);

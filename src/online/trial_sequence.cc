@@ -20,9 +20,10 @@ void TrialSequence::Start(uint64_t now, uint64_t from, std::vector<uint64_t> can
   measurer_.MeasureFrom(now);
 }
 
-void TrialSequence::StartMoved(uint64_t from, std::vector<uint64_t> candidates) {
+void TrialSequence::StartMoved(uint64_t from, std::vector<uint64_t> candidates,
+                               const std::optional<TrialMeasure>& left) {
   Reset(from, std::move(candidates));
-  measurer_.Move();
+  measurer_.Move(left);
 }
 
 void TrialSequence::Continue(uint64_t now, uint64_t from, std::vector<uint64_t> candidates,
@@ -34,7 +35,7 @@ void TrialSequence::Continue(uint64_t now, uint64_t from, std::vector<uint64_t> 
 }
 
 uint64_t TrialSequence::MoveToNext() {
-  measurer_.Move();
+  measurer_.Move(from_taken_ ? std::optional<TrialMeasure>(from_measure_) : std::nullopt);
   return candidates_[next_];
 }
 

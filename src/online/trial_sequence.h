@@ -1,7 +1,9 @@
 // TrialSequence: the measures of a trial or a verification, in the order
 // that lets a drift cancel: the split in place (`from`), each candidate in
 // turn after its move and settle, then `from` again (A B ... A;
-// docs/decisions/trial-measure.md). A TrialMeasurer takes each measure.
+// docs/decisions/trial-measure.md). A TrialMeasurer takes each measure; a
+// move to a candidate, or a verification's to `from`, is cut short when it
+// runs far slower than the measure of the split it left.
 // What the measures decide (a candidate kept at once, a verification
 // passed at its first measure, which candidate stays) is the Tracker's:
 // it is told each measure as it completes and asks for each move.
@@ -11,6 +13,7 @@
 #define SYMBIOSIS_ONLINE_TRIAL_SEQUENCE_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "online/event_totals.h"
@@ -30,8 +33,9 @@ class TrialSequence {
   // access `now` without a settle.
   void Start(uint64_t now, uint64_t from, std::vector<uint64_t> candidates);
   // A verification: M_a is moving to `from`, measured once it arrives and
-  // settles; then `candidates` (the split it left).
-  void StartMoved(uint64_t from, std::vector<uint64_t> candidates);
+  // settles; then `candidates` (the split it left: `left`, if measured).
+  void StartMoved(uint64_t from, std::vector<uint64_t> candidates,
+                  const std::optional<TrialMeasure>& left);
   // A trial from `from` whose first measure, `from_measure`, was just
   // taken (a verified split's, or a candidate's kept at once): the caller
   // moves to the first candidate at once.
@@ -40,6 +44,11 @@ class TrialSequence {
 
   // The split reached its target at access `now`: the settle starts.
   void Arrived(uint64_t now) { measurer_.Arrived(now); }
+  // A move is arriving or settling: windows end by time too, at most this
+  // long (TrialMeasurer::settle_window_seconds). 0: not settling.
+  double settle_window_seconds() const {
+    return measurer_.settling() ? measurer_.settle_window_seconds() : 0;
+  }
   // The M_a to move to: the current candidate, or `from` after the last.
   uint64_t MoveToNext();
   uint64_t MoveBack();

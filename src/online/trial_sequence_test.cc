@@ -67,7 +67,7 @@ TEST(TrialSequenceTest, FromThenEachCandidateThenFromAgain) {
 TEST(TrialSequenceTest, AMovedStartWaitsForTheMoveAndItsSettle) {
   TrialSequence s(2000, 1, 0);
   Driver d(&s);
-  s.StartMoved(400, {100});
+  s.StartMoved(400, {100}, std::nullopt);
   TrialMeasure m;
   EXPECT_EQ(d.Next(1000, &m), Measured::kNone);  // still moving: nothing counts
   const uint64_t arrived = d.now();
