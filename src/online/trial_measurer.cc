@@ -104,8 +104,8 @@ std::optional<TrialMeasure> TrialMeasurer::Settle(const EventTotals& w, double b
     TrialMeasure block;
     block.busy_us = fill_busy_us_ / accesses;
     block.wall_us = fill_wall_ns_ / 1e3 / accesses;
-    if (block.busy_us >= kFarSlower * reference_->busy_us ||
-        block.wall_us >= kFarSlower * reference_->wall_us) {
+    auto far = [](double x, double than) { return than > 0 && x >= kFarSlower * than; };
+    if (far(block.busy_us, reference_->busy_us) || far(block.wall_us, reference_->wall_us)) {
       block.at = block_from_ + (now - block_from_) / 2;
       block.ratios = fill_ratios_.DividedBy(fill_windows_);
       block.cut_short = true;

@@ -103,7 +103,7 @@ TEST(TrialMeasurerTest, AMoveFarSlowerThanTheSplitItLeftIsCutShortAfterTheLeastS
   for (const Case& c : {Case{2, 1000, true, true},    // wall 2x
                         Case{1, 2500, true, true},    // busy 2.5x
                         Case{1.9, 1900, true, false},  // 1.9x: measured
-                        Case{4, 4000, false, false}}) {
+                        Case{4, 4000, false, false}}) {  // no reference
     TrialMeasurer m(2000, 1, 0);  // blocks of one window
     m.Move(c.with_reference ? std::optional<TrialMeasure>(left) : std::nullopt);
     m.Arrived(0);
@@ -123,6 +123,15 @@ TEST(TrialMeasurerTest, AMoveFarSlowerThanTheSplitItLeftIsCutShortAfterTheLeastS
       EXPECT_EQ(m.phase(), Phase::kSettling);
     }
   }
+  // A reference without a wall time is judged by busy time alone.
+  TrialMeasure busy_only;
+  busy_only.busy_us = 1;
+  TrialMeasurer m(2000, 1, 0);
+  m.Move(busy_only);
+  m.Arrived(0);
+  EXPECT_FALSE(m.AddWindow(Window(5, 400), 1000, 0, 1000));
+  EXPECT_FALSE(m.AddWindow(Window(5, 200), 1000, 1000, 2000));
+  EXPECT_EQ(m.phase(), Phase::kSettling);
 }
 
 // Windows end by time while a move arrives and settles, at a quarter of
