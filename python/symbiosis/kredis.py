@@ -9,10 +9,10 @@ within a margin of it (`choose_k`). The split minimises the total
 expected miss latency, sum over tenants of miss_ratio(size) x request
 rate x miss latency (Equation 6), or maximises the hits per second, sum
 of (1 - miss_ratio) x request rate (Equation 7), subject to the sizes
-adding up to the budget and each tenant keeping a floor (`allocate`). A dynamic program over a
-grid of `granularity` bytes solves it exactly on the grid, whatever the
-curves' shape (a miss-ratio curve need not be convex: a cliff is common),
-in O(tenants x cells^2).
+adding up to the budget and each tenant keeping a floor (`allocate`). A
+dynamic program over a grid of `granularity` bytes solves it exactly on
+the grid, whatever the curves' shape (a miss-ratio curve need not be
+convex: a cliff is common), in O(tenants x cells^2).
 
 Pure functions of numbers: the arbiter (reading the servers, applying the
 sizes) sits above this module.

@@ -34,6 +34,23 @@ double WallNoiseUs(const TrialMeasure& a, const TrialMeasure& b) {
   return 2 * std::hypot(a.wall_se, b.wall_se);
 }
 
+void TrialMeasurer::Span::Add(const EventTotals& w, double busy) {
+  accesses += w.accesses;
+  wall_ns += w.wall_ns;
+  busy_us += busy;
+  ratios.Add(RatiosOf(w));
+  ++windows;
+}
+
+TrialMeasure TrialMeasurer::Span::Mean(uint64_t now) const {
+  TrialMeasure m;
+  m.busy_us = busy_us / static_cast<double>(accesses);
+  m.wall_us = wall_ns / 1e3 / static_cast<double>(accesses);
+  m.at = from + (now - from) / 2;
+  m.ratios = ratios.DividedBy(windows);
+  return m;
+}
+
 TrialMeasurer::TrialMeasurer(uint64_t settle_accesses, uint32_t windows, double min_seconds)
     : settle_block_(std::max<uint64_t>(settle_accesses / 2, 1)),
       windows_(std::max<uint32_t>(windows, 1)),
@@ -48,25 +65,17 @@ void TrialMeasurer::Arrived(uint64_t now) {
 }
 
 void TrialMeasurer::StartBlock(uint64_t now) {
-  block_from_ = now;
-  fill_accesses_ = 0;
-  fill_wall_ns_ = 0;
-  fill_busy_us_ = 0;
+  block_ = Span{};
+  block_.from = now;
   fill_reads_ = 0;
-  fill_ratios_ = WindowRatios{0, 0, 0};
-  fill_windows_ = 0;
 }
 
 void TrialMeasurer::MeasureFrom(uint64_t now) {
   phase_ = Phase::kMeasuring;
-  measure_from_ = now;
-  seen_ = 0;
-  busy_us_ = 0;
-  accesses_ = 0;
-  wall_ns_ = 0;
+  measure_ = Span{};
+  measure_.from = now;
   busy_spread_ = WindowSpread{};
   wall_spread_ = WindowSpread{};
-  ratio_sum_ = WindowRatios{0, 0, 0};
 }
 
 // After a move the caches fill, and until they have, a trial measures the
@@ -88,32 +97,21 @@ void TrialMeasurer::MeasureFrom(uint64_t now) {
 std::optional<TrialMeasure> TrialMeasurer::Settle(const EventTotals& w, double busy_us,
                                                   uint64_t window_begin, uint64_t now) {
   if (window_begin < fill_from_) return std::nullopt;
-  fill_accesses_ += w.accesses;
-  fill_wall_ns_ += w.wall_ns;
-  fill_busy_us_ += busy_us;
+  block_.Add(w, busy_us);
   fill_reads_ += CostEstimator::DeviceMisses(w);
-  if (w.accesses > 0) {
-    fill_ratios_.Add(RatiosOf(w));
-    ++fill_windows_;
-  }
-  const bool block_done = fill_accesses_ >= settle_block_ ||
-                          (min_seconds_ > 0 && fill_wall_ns_ >= min_seconds_ * 1e9);
-  if (!block_done || fill_accesses_ == 0) return std::nullopt;
-  const double accesses = static_cast<double>(fill_accesses_);
-  if (fill_blocks_ >= 1 && reference_ && fill_wall_ns_ > 0) {
-    TrialMeasure block;
-    block.busy_us = fill_busy_us_ / accesses;
-    block.wall_us = fill_wall_ns_ / 1e3 / accesses;
+  const bool block_done = block_.accesses >= settle_block_ ||
+                          (min_seconds_ > 0 && block_.wall_ns >= min_seconds_ * 1e9);
+  if (!block_done || block_.accesses == 0) return std::nullopt;
+  if (fill_blocks_ >= 1 && reference_ && block_.wall_ns > 0) {
+    TrialMeasure block = block_.Mean(now);
     auto far = [](double x, double than) { return than > 0 && x >= kFarSlower * than; };
     if (far(block.busy_us, reference_->busy_us) || far(block.wall_us, reference_->wall_us)) {
-      block.at = block_from_ + (now - block_from_) / 2;
-      block.ratios = fill_ratios_.DividedBy(fill_windows_);
       block.cut_short = true;
       phase_ = Phase::kIdle;
       return block;
     }
   }
-  const double rate = fill_reads_ / accesses;
+  const double rate = fill_reads_ / static_cast<double>(block_.accesses);
   const bool filling = fill_blocks_ == 0 || rate < (1 - kFillDrop) * fill_rate_;
   fill_rate_ = rate;
   StartBlock(now);
@@ -128,23 +126,16 @@ std::optional<TrialMeasure> TrialMeasurer::AddWindow(const EventTotals& w, doubl
     if (std::optional<TrialMeasure> cut = Settle(w, busy_us, window_begin, now)) return cut;
   }
   if (phase_ != Phase::kMeasuring) return std::nullopt;
-  if (window_begin < measure_from_ || w.wall_ns == 0) return std::nullopt;
-  busy_us_ += busy_us;
+  if (window_begin < measure_.from || w.wall_ns == 0) return std::nullopt;
   if (w.accesses > 0) {
     busy_spread_.Add(busy_us / w.accesses);
     wall_spread_.Add(w.wall_ns / 1e3 / w.accesses);
   }
-  accesses_ += w.accesses;
-  wall_ns_ += w.wall_ns;
-  ratio_sum_.Add(RatiosOf(w));
-  if (++seen_ < windows_ || wall_ns_ < min_seconds_ * 1e9) return std::nullopt;
-  TrialMeasure measure;
-  measure.busy_us = busy_us_ / accesses_;
+  measure_.Add(w, busy_us);
+  if (measure_.windows < windows_ || measure_.wall_ns < min_seconds_ * 1e9) return std::nullopt;
+  TrialMeasure measure = measure_.Mean(now);
   measure.busy_se = busy_spread_.StandardError();
-  measure.wall_us = wall_ns_ / 1e3 / accesses_;
   measure.wall_se = wall_spread_.StandardError();
-  measure.at = measure_from_ + (now - measure_from_) / 2;
-  measure.ratios = ratio_sum_.DividedBy(seen_);
   phase_ = Phase::kIdle;
   return measure;
 }

@@ -88,6 +88,21 @@ class TrialMeasurer {
   double settle_window_seconds() const { return min_seconds_ / 4; }
 
  private:
+  // Windows' sums over a span (a settle block, a measure), from `from`.
+  struct Span {
+    uint64_t from = 0;
+    uint64_t accesses = 0;
+    uint64_t wall_ns = 0;
+    double busy_us = 0;
+    WindowRatios ratios{0, 0, 0};  // summed
+    uint32_t windows = 0;
+
+    void Add(const EventTotals& w, double busy);
+    // Per access, ratios per window, `at` its middle up to `now`.
+    // REQUIRES: accesses > 0.
+    TrialMeasure Mean(uint64_t now) const;
+  };
+
   void StartBlock(uint64_t now);
   // The settle's window; a cut-short measure when the block it ends ran
   // far slower than the reference.
@@ -99,27 +114,17 @@ class TrialMeasurer {
   const double min_seconds_;
 
   Phase phase_ = Phase::kIdle;
-  // Measuring: windows that begin at or after measure_from_ count.
-  uint64_t measure_from_ = 0;
-  uint32_t seen_ = 0;
-  double busy_us_ = 0;
-  uint64_t accesses_ = 0;
-  uint64_t wall_ns_ = 0;
+  // Measuring: windows that begin at or after measure_.from count.
+  Span measure_;
   WindowSpread busy_spread_;  // per access, window by window
   WindowSpread wall_spread_;
-  WindowRatios ratio_sum_;
   // Settling: windows from fill_from_ on, in blocks of settle_block_.
   std::optional<TrialMeasure> reference_;
   uint64_t fill_from_ = 0;
   uint32_t fill_blocks_ = 0;
-  uint64_t block_from_ = 0;     // the block's first access
-  uint64_t fill_accesses_ = 0;  // in the block so far
-  uint64_t fill_wall_ns_ = 0;   // its wall time
-  double fill_busy_us_ = 0;     // its busy thread time
-  double fill_reads_ = 0;       // device reads in it
-  WindowRatios fill_ratios_;    // its windows' hit ratios, summed
-  uint32_t fill_windows_ = 0;
-  double fill_rate_ = 0;        // the last block's device reads per access
+  Span block_;             // so far
+  double fill_reads_ = 0;  // device reads in the block
+  double fill_rate_ = 0;   // the last block's device reads per access
 };
 
 }  // namespace symbiosis
