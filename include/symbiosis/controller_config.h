@@ -209,6 +209,10 @@ struct ControllerConfig {
 
   // --- Resizing ---
   uint64_t resize_step_bytes = 0;  // per step; 0: M / 16
+  // A step per this many accesses, or sooner where the clock says a walk
+  // across the whole budget would outlast trial_min_seconds (where a split
+  // serves a few thousand accesses a second; with model_cpu_load only;
+  // docs/decisions/resize-step-time.md).
   uint64_t resize_step_accesses = 10'000;
 
   // --- Application ghost ---

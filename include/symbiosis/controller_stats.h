@@ -53,6 +53,9 @@ struct TrialStats {
   // Ended after its settle, twice as slow as the split in place or more
   // (docs/decisions/far-slower-trial.md).
   bool cut_short = false;
+  // Measured for twice its windows: its first gain was within its noise
+  // (docs/decisions/trial-extension.md).
+  bool extended = false;
 };
 
 // A round's move, judged by measurement (ControllerConfig::verify_moves):

@@ -279,11 +279,14 @@ class Controller::Rep {
       std::lock_guard<std::mutex> lock(mu_);
       NotePeakGhostMemory();  // before Advance, which may end the round
       EventTotals totals = Totals();
-      if (tracker_.window_due(totals.accesses, SteadyNowNs())) {
+      // No clock where no times are measured (a replay): its steps and
+      // windows then come by accesses alone, the same on every run.
+      const uint64_t now_ns = config_.model_cpu_load ? SteadyNowNs() : 0;
+      if (tracker_.window_due(totals.accesses, now_ns)) {
         AddProcessTimes(&totals);
         if (tracker_.probing()) totals.probe_distinct = probe_.Distinct();
       }
-      const bool changed = tracker_.Advance(totals);
+      const bool changed = tracker_.Advance(totals, now_ns);
       if (tracker_.probe_stretch() != probe_stretch_) {
         probe_stretch_ = tracker_.probe_stretch();
         probe_.Clear();

@@ -29,7 +29,8 @@ Json ToJson(const TrialStats& t) {
           {"noise_us", Number(t.noise_us)},
           {"wall_noise_us", Number(t.wall_noise_us)},
           {"kept", t.kept},
-          {"cut_short", t.cut_short}};
+          {"cut_short", t.cut_short},
+          {"extended", t.extended}};
 }
 
 Json ToJson(const VerificationStats& v) {

@@ -28,6 +28,7 @@ TrialStats Compared(const TrialMeasure& m, const TrialMeasure& than) {
   t.noise_us = BusyNoiseUs(m, than);
   t.wall_noise_us = WallNoiseUs(m, than);
   t.cut_short = m.cut_short;
+  t.extended = m.extended;
   return t;
 }
 
@@ -49,6 +50,15 @@ DecisionSettings Resolve(const ControllerConfig& c) {
   return s;
 }
 
+// A resize step's bound in time: a walk across the whole budget arrives
+// within trial_min_seconds, the least a move's settle block lasts
+// (docs/decisions/resize-step-time.md).
+uint64_t StepNs(const ControllerConfig& config, uint64_t memory_bytes, uint64_t step_bytes) {
+  const double steps = std::ceil(static_cast<double>(memory_bytes) /
+                                 static_cast<double>(std::max<uint64_t>(step_bytes, 1)));
+  return static_cast<uint64_t>(config.trial_min_seconds * 1e9 / std::max(steps, 1.0));
+}
+
 }  // namespace
 
 Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
@@ -61,6 +71,7 @@ Tracker::Tracker(const ControllerConfig& config, uint64_t memory_bytes,
                                            : std::max<uint64_t>(memory_bytes / 16, 1)),
       simulator_(simulator),
       floor_bytes_(static_cast<uint64_t>(config.min_app_fraction * memory_bytes)),
+      step_ns_(StepNs(config, memory_bytes, step_bytes_)),
       applied_(std::clamp(config.initial_ma_bytes, floor_bytes_, memory_bytes)),
       target_(applied_),
       window_end_(config.window_accesses),
@@ -110,27 +121,34 @@ bool Tracker::Changed(const WindowRatios& m, const WindowRatios& reference) cons
   return app > settings_.app_miss_change_floor || device > settings_.device_read_change_floor;
 }
 
-// While a trial's move arrives and settles, a window also ends by time:
-// the settle's blocks are bounded in time (docs/decisions/trial-settle.md),
-// and where a split serves a few thousand accesses a second a window of
-// window_accesses lasts 15 s or more, so a block of whole windows did too.
-double Tracker::SettleWindowSeconds() const {
+// While a trial or a verification runs, a window also ends by time: its
+// settle blocks and measures are bounded in time, and where a split serves
+// a few thousand accesses a second a window of window_accesses lasts 15 s
+// or more, so a block or a measure of whole windows did too
+// (docs/decisions/trial-settle.md, trial-measure.md).
+double Tracker::TrialWindowSeconds() const {
   if (state_ != ControllerState::kTrying && state_ != ControllerState::kVerifying) return 0;
-  return trials_.settle_window_seconds();
+  return trials_.window_seconds();
 }
 
 bool Tracker::WindowTimedOut(uint64_t wall_ns) const {
-  const double seconds = SettleWindowSeconds();
+  const double seconds = TrialWindowSeconds();
   return seconds > 0 && wall_ns > 0 && window_start_.wall_ns > 0 &&
          wall_ns >= window_start_.wall_ns + static_cast<uint64_t>(seconds * 1e9);
 }
 
 uint64_t Tracker::next_deadline() const {
   uint64_t t = window_end_;
-  if (SettleWindowSeconds() > 0) {
-    t = std::min(t, now_ + std::max<uint64_t>(config_.window_accesses / kSettleChecks, 1));
+  if (TrialWindowSeconds() > 0) {
+    t = std::min(t, now_ + std::max<uint64_t>(config_.window_accesses / kClockChecks, 1));
   }
-  if (applied_ != target_) t = std::min(t, step_due_);
+  if (applied_ != target_) {
+    t = std::min(t, step_due_);
+    // The clock is looked at as a window's is during a trial.
+    if (step_ns_ > 0 && step_taken_ns_ > 0) {
+      t = std::min(t, now_ + std::max<uint64_t>(config_.resize_step_accesses / kClockChecks, 1));
+    }
+  }
   if (state_ == ControllerState::kSettling) t = std::min(t, settle_end_);
   if (state_ == ControllerState::kAdapting) t = std::min(t, round_runner_.stage_end());
   if (state_ == ControllerState::kStable && config_.resimulate_accesses > 0) {
@@ -140,11 +158,12 @@ uint64_t Tracker::next_deadline() const {
 }
 
 
-bool Tracker::Advance(const EventTotals& totals) {
+bool Tracker::Advance(const EventTotals& totals, uint64_t now_ns) {
   now_ = std::max(now_, totals.accesses);
   totals_ = totals;
+  clock_ns_ = std::max(clock_ns_, now_ns);
   bool changed = false;
-  if (applied_ != target_ && now_ >= step_due_) changed = StepResize();
+  if (applied_ != target_ && StepDue()) changed = StepResize();
   if (now_ >= window_end_ || WindowTimedOut(totals.wall_ns)) EndWindow(totals);
   switch (state_) {
     case ControllerState::kSettling:
@@ -177,7 +196,7 @@ bool Tracker::Advance(const EventTotals& totals) {
       break;
   }
   // A round or a decision may have set a new target: its first step is now.
-  if (applied_ != target_ && now_ >= step_due_) changed = StepResize() || changed;
+  if (applied_ != target_ && StepDue()) changed = StepResize() || changed;
   return changed;
 }
 
@@ -185,6 +204,11 @@ void Tracker::SetTarget(uint64_t bytes) {
   if (bytes != target_ && applied_ == target_) step_due_ = now_;
   if (bytes != target_) stable_windows_.clear();
   target_ = bytes;
+}
+
+bool Tracker::StepDue() const {
+  return now_ >= step_due_ || (step_ns_ > 0 && step_taken_ns_ > 0 &&
+                               clock_ns_ >= step_taken_ns_ + step_ns_);
 }
 
 // Moves M_a one step toward the target, so that a shrink never drops the
@@ -196,6 +220,7 @@ bool Tracker::StepResize() {
     applied_ = applied_ - target_ > step_bytes_ ? applied_ - step_bytes_ : target_;
   }
   step_due_ = now_ + config_.resize_step_accesses;
+  step_taken_ns_ = clock_ns_;
   if (applied_ == target_ && state_ == ControllerState::kSettling) {
     settle_end_ = std::max(settle_end_, now_ + config_.settle_accesses);
   }
@@ -276,6 +301,22 @@ Tracker::Gain Tracker::GainOf(const TrialStats& t, double share, bool wall_ok) c
 
 bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const {
   return GainOf(Compared(m, than), share, !WallSlower(m.wall_us, than.wall_us)) != Gain::kNone;
+}
+
+// A gain of trial_gain that its windows' noise hides is undecided, not
+// refused: the candidate is measured for as long again, which shrinks the
+// noise by about a third, and judged on the whole. The wait is spent at a
+// split that measured faster (docs/decisions/trial-extension.md).
+bool Tracker::GainWithinNoise(const TrialMeasure& m, const TrialMeasure& than) const {
+  const TrialStats t = Compared(m, than);
+  const double g = config_.trial_gain;
+  const bool wall_ok = !WallSlower(m.wall_us, than.wall_us);
+  if (GainOf(t, g, wall_ok) != Gain::kNone) return false;
+  const bool busy = wall_ok && t.before - t.after >= g * t.before;
+  const bool wall = t.before_wall_us > 0 && t.after_wall_us > 0 &&
+                    t.before_wall_us - t.after_wall_us >= g * t.before_wall_us &&
+                    t.after <= (1 + g) * t.before;
+  return busy || wall;
 }
 
 // Stable's windows go to the change detector (change_detector.h); a change
@@ -735,6 +776,9 @@ void Tracker::OnTrialWindow(const EventTotals& w, uint64_t window_begin) {
   const std::vector<TrialMeasure>& measured = trials_.measures();
   if (Gained(measure, trials_.from_measure(), config_.trusted_gain)) {
     EndTrials(std::nullopt);
+  } else if (state_ == ControllerState::kTrying && !measure.extended && !measure.cut_short &&
+             GainWithinNoise(measure, trials_.from_measure())) {
+    trials_.ExtendCandidate();
   } else if (trials_.Advance()) {
     MoveToNextTrial();
   } else if (std::all_of(measured.begin(), measured.end(),
@@ -775,6 +819,7 @@ void Tracker::EndTrials(const std::optional<TrialMeasure>& again) {
       round.reason += Format(", cut short after its settle: %.0fx as slow or more",
                              TrialMeasurer::kFarSlower);
     }
+    if (t.extended) round.reason += ", measured twice as long: its gain was within its noise";
   }
   // The fastest relative to the current M_a at its time stays, of those
   // that gained trial_gain beyond their noise: by busy time, with a wall

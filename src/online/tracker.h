@@ -43,9 +43,10 @@ class Tracker {
   Tracker(const Tracker&) = delete;  // its parts call back into it
   Tracker& operator=(const Tracker&) = delete;
 
-  // Handles whatever came due by totals.accesses. Returns true if the
-  // applied M_a changed (read it from ma_bytes()).
-  bool Advance(const EventTotals& totals);
+  // Handles whatever came due by totals.accesses, and by `now_ns` of the
+  // steady clock (0: no clock; resize steps then come by accesses alone).
+  // Returns true if the applied M_a changed (read it from ma_bytes()).
+  bool Advance(const EventTotals& totals, uint64_t now_ns = 0);
 
   // The access count at which Advance next has work.
   uint64_t next_deadline() const;
@@ -75,9 +76,10 @@ class Tracker {
   ControllerStats Stats() const;
 
  private:
-  // While a trial's move arrives and settles, how often (in accesses) a
-  // window's time is checked: window_accesses / kSettleChecks.
-  static constexpr uint64_t kSettleChecks = 16;
+  // During a trial, how often (in accesses) a window's time is checked:
+  // window_accesses / kClockChecks; during a move's walk, the step's time,
+  // resize_step_accesses / kClockChecks.
+  static constexpr uint64_t kClockChecks = 16;
   // Device reads per access closer than this are a tie.
   static constexpr double kTrialReadsStep = 0.005;
   // A read tie's winner predicts at most this share of the best's reads.
@@ -102,6 +104,9 @@ class Tracker {
   // Whether `m` gained `share` on `than`, the wall time checked against
   // `than`'s.
   bool Gained(const TrialMeasure& m, const TrialMeasure& than, double share) const;
+  // Whether m gained trial_gain on `than` by busy or wall time, but within
+  // its noise.
+  bool GainWithinNoise(const TrialMeasure& m, const TrialMeasure& than) const;
   // Whether wall time per access `x` (or a ratio of two) is slower than
   // `than` by more than trial_gain (docs/decisions/trial-metrics.md).
   bool WallSlower(double x, double than) const;
@@ -113,10 +118,11 @@ class Tracker {
   // threshold and the change floor (controller_config.h, change_floor).
   bool Changed(const WindowRatios& m, const WindowRatios& reference) const;
   void SetTarget(uint64_t bytes);
+  bool StepDue() const;
   bool StepResize();
   void EndWindow(const EventTotals& totals);
-  // The settle's bound on a window's time, in seconds; 0: none.
-  double SettleWindowSeconds() const;
+  // A trial's bound on a window's time, in seconds; 0: none.
+  double TrialWindowSeconds() const;
   bool WindowTimedOut(uint64_t wall_ns) const;
   void OnStableWindow(const WindowRatios& m);
   void UpdateProbe(const EventTotals& window);
@@ -186,11 +192,15 @@ class Tracker {
   uint64_t now_ = 0;
   EventTotals totals_;  // at the latest Advance
 
-  // M_a: applied moves toward target one step per resize_step_accesses.
+  // M_a: applied moves toward target one step per resize_step_accesses,
+  // or per step_ns_ of the clock, whichever comes first.
   const uint64_t floor_bytes_;  // M * min_app_fraction, the lowest M_a
+  const uint64_t step_ns_;      // 0: steps by accesses alone
   uint64_t applied_;
   uint64_t target_;
   uint64_t step_due_ = 0;
+  uint64_t clock_ns_ = 0;       // the latest Advance's now_ns
+  uint64_t step_taken_ns_ = 0;  // the clock at the last step (0: none seen)
 
   EventTotals window_start_;
   uint64_t window_end_;

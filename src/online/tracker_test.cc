@@ -175,9 +175,10 @@ class Harness {
       }
       if (tracker->simulating()) sim.Access(kChunk);
       totals.probe_distinct = tracker->probing() ? working_set : 0;
+      clock_ns += static_cast<uint64_t>(clock_ns_per_access * kChunk);
       if (totals.accesses >= tracker->next_deadline()) {
         const uint64_t before = tracker->ma_bytes();
-        if (tracker->Advance(totals)) {
+        if (tracker->Advance(totals, clock_ns)) {
           const uint64_t after = tracker->ma_bytes();
           max_step = std::max(max_step, after > before ? after - before : before - after);
         }
@@ -242,6 +243,8 @@ class Harness {
   Timing timing;
   uint64_t preempted_hit_ns = 0;  // Run: one timed hit per chunk took this long
   double working_set = 0;         // Run: what the working-set probe counts
+  double clock_ns_per_access = 0;  // Run: the steady clock's pace (0: no clock)
+  uint64_t clock_ns = 0;
   double store_rate = 0;          // Run: second-tier stores per access
   uint64_t store_ns = 0;          // and each one's time, but for
   uint64_t preempted_store_ns = 0;  // one per chunk, if not 0
@@ -284,6 +287,37 @@ TEST(TrackerTest, FirstRoundAdoptsAClearlyBetterCandidateAndResizesGradually) {
   EXPECT_LE(h.max_step, kM / 16);  // one step at a time
   h.Run(5000, kHa, kHk);
   EXPECT_EQ(h.tracker->state(), ControllerState::kStable);
+}
+
+// Steps come by accesses, or by the clock where a walk across the budget
+// would outlast trial_min_seconds: at 1 us an access (10 ms a step of
+// 10,000 accesses) against a bound of 1 ms a step, the walk to M arrives
+// in a fifth of the accesses or less, still one step at a time. Without a
+// clock, by accesses alone.
+TEST(TrackerTest, ResizeStepsAreBoundedInTimeWhereTheClockIsRead) {
+  uint64_t walk[2] = {0, 0};
+  for (const bool clock : {false, true}) {
+    ControllerConfig c = SmallConfig();
+    c.resize_step_accesses = 10'000;
+    c.trial_min_seconds = 0.016;  // 16 steps: 1 ms each
+    Harness h(c);
+    h.clock_ns_per_access = clock ? 1000 : 0;
+    h.sim.app_miss.assign(9, 0.5);
+    h.sim.second_tier_miss.assign(9, 0.1);
+    h.sim.app_miss[8] = 0.1;  // M 39% better: adopted
+    h.Start();
+    h.RunRound(kHa, kHk);
+    ASSERT_EQ(h.LastRound().decision, "adopted") << h.LastRound().reason;
+    while (h.tracker->ma_bytes() != kM && walk[clock] < 1'000'000) {
+      h.Run(Harness::kChunk, kHa, kHk);
+      walk[clock] += Harness::kChunk;
+    }
+    EXPECT_EQ(h.tracker->ma_bytes(), kM);
+    EXPECT_LE(h.max_step, kM / 16);
+  }
+  EXPECT_GE(walk[false], 140'000u);  // 15 steps after the first, 10,000 accesses each
+  // About 1,400 accesses a step: 1 ms, and the clock read every 625.
+  EXPECT_LE(walk[true], 30'000u) << walk[true];
 }
 
 // A simulator that measures every candidate at once: one measured stage of
@@ -1252,6 +1286,31 @@ TEST(TrackerTest, TrialMeasuresLastAtLeastTheMinimumTime) {
       << trying[0] << " " << trying[1];
 }
 
+// Where a split serves few accesses a second, a trial's measure lasts
+// about trial_min_seconds, not trial_windows windows of window_accesses:
+// at 21 us an access a window of 1,000 accesses lasts 21 ms; with a least
+// time of 10 ms (windows of at most 2.5 ms) the split in place is measured
+// in well under 1,000 accesses, not 3,000 (docs/decisions/trial-measure.md).
+TEST(TrackerTest, ATrialMeasuresInWindowsBoundedInTime) {
+  ControllerConfig c = MeasuringConfig();
+  c.trial_min_seconds = 0.01;
+  Harness h(c);
+  h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);  // one candidate to try
+  h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+  ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+  h.timing.wall_ns *= 4;
+  h.timing.cpu_ns *= 4;
+  h.timing.runnable_ns *= 4;
+  const uint64_t from = h.tracker->target_ma_bytes();
+  uint64_t measured = 0;
+  while (h.tracker->target_ma_bytes() == from && measured < 10'000) {
+    h.Run(Harness::kChunk, kFourThreadsHa, kFourThreadsHk);
+    measured += Harness::kChunk;
+  }
+  EXPECT_NE(h.tracker->target_ma_bytes(), from) << h.LastRound().reason;
+  EXPECT_LT(measured, 1'000u);
+}
+
 // After a trial's move the caches fill, and the trial measures only once
 // the device reads stopped falling. At 128 MiB the scripted engine reads
 // the device on kFillDepth of the application misses more than at rest,
@@ -1827,14 +1886,40 @@ TEST(TrackerTest, AGainWithinItsWindowsNoiseIsNotKept) {
     EXPECT_EQ(r.trials[0].kept, !noisy) << r.reason;
     EXPECT_EQ(h.tracker->ma_bytes(), noisy ? 8 * kMiB : kM / 8) << r.reason;
     if (noisy) {
-      // The margin alone would keep it.
+      // The margin alone would keep it, measured twice as long or not.
       EXPECT_LE(r.trials[0].after, (1 - h.config.trial_gain) * r.trials[0].before) << r.reason;
       EXPECT_GT(r.trials[0].noise_us, r.trials[0].before - r.trials[0].after) << r.reason;
       EXPECT_NE(r.reason.find("within its noise"), std::string::npos) << r.reason;
+      EXPECT_TRUE(r.trials[0].extended) << r.reason;
     } else {
       EXPECT_LT(r.trials[0].noise_us, 0.01 * r.trials[0].before) << r.reason;
+      EXPECT_FALSE(r.trials[0].extended) << r.reason;
     }
   }
+}
+
+// A candidate 12% faster whose windows swing by 15% around their mean
+// (cycles of three windows): over three windows twice the standard error
+// is 15%, over six 10%. Its gain within its noise, it is measured for as
+// long again, and the longer measure keeps it
+// (docs/decisions/trial-extension.md).
+TEST(TrackerTest, AGainWithinItsNoiseIsMeasuredForAsLongAgain) {
+  Harness h(TrialConfig());
+  h.ScriptCandidates({0.6, 0.55}, {0.01, 0.01}, 0.6, 0.06);
+  h.StartAndRunRound(kFourThreadsOnOneCpu, kFourThreadsHa, kFourThreadsHk);
+  ASSERT_EQ(h.tracker->state(), ControllerState::kTrying) << h.LastRound().reason;
+  RunTrialsScaled(h, 60'000, [&] {
+    if (h.tracker->ma_bytes() != kM / 8) return 1.0;
+    const uint64_t phase = (h.totals.accesses / h.config.window_accesses) % 3;
+    return 0.88 * (phase == 0 ? 1.15 : phase == 1 ? 0.85 : 1.0);
+  });
+  const RoundStats& r = h.LastRound();
+  ASSERT_EQ(r.trials.size(), 1u) << r.reason;
+  EXPECT_TRUE(r.trials[0].extended) << r.reason;
+  EXPECT_TRUE(r.trials[0].kept) << r.reason;
+  EXPECT_LT(r.trials[0].noise_us, r.trials[0].before - r.trials[0].after) << r.reason;
+  EXPECT_NE(r.reason.find("measured twice as long"), std::string::npos) << r.reason;
+  EXPECT_EQ(h.tracker->ma_bytes(), kM / 8);
 }
 
 // The model is off (its ghosts predict a sixth of the application misses

@@ -74,8 +74,18 @@ void TrialMeasurer::MeasureFrom(uint64_t now) {
   phase_ = Phase::kMeasuring;
   measure_ = Span{};
   measure_.from = now;
+  goal_windows_ = windows_;
+  goal_ns_ = min_seconds_ * 1e9;
+  extended_ = false;
   busy_spread_ = WindowSpread{};
   wall_spread_ = WindowSpread{};
+}
+
+void TrialMeasurer::Extend() {
+  phase_ = Phase::kMeasuring;
+  goal_windows_ = 2 * measure_.windows;
+  goal_ns_ = 2 * static_cast<double>(measure_.wall_ns);
+  extended_ = true;
 }
 
 // After a move the caches fill, and until they have, a trial measures the
@@ -132,10 +142,11 @@ std::optional<TrialMeasure> TrialMeasurer::AddWindow(const EventTotals& w, doubl
     wall_spread_.Add(w.wall_ns / 1e3 / w.accesses);
   }
   measure_.Add(w, busy_us);
-  if (measure_.windows < windows_ || measure_.wall_ns < min_seconds_ * 1e9) return std::nullopt;
+  if (measure_.windows < goal_windows_ || measure_.wall_ns < goal_ns_) return std::nullopt;
   TrialMeasure measure = measure_.Mean(now);
   measure.busy_se = busy_spread_.StandardError();
   measure.wall_se = wall_spread_.StandardError();
+  measure.extended = extended_;
   phase_ = Phase::kIdle;
   return measure;
 }

@@ -11,7 +11,9 @@
 // the windows' spread, and the hit ratios. A move given a reference (the
 // split it left, measured) ends at the first block after the least settle
 // that ran kFarSlower times as slow as it: that block is the measure
-// (docs/decisions/far-slower-trial.md). Single-threaded.
+// (docs/decisions/far-slower-trial.md). A measure may be extended once,
+// to twice its windows and time (docs/decisions/trial-extension.md).
+// Single-threaded.
 
 #ifndef SYMBIOSIS_ONLINE_TRIAL_MEASURER_H_
 #define SYMBIOSIS_ONLINE_TRIAL_MEASURER_H_
@@ -36,6 +38,8 @@ struct TrialMeasure {
   WindowRatios ratios;
   // One settle block, kFarSlower times as slow as the reference or more.
   bool cut_short = false;
+  // Measured on for as long again (TrialMeasurer::Extend).
+  bool extended = false;
 };
 
 // The measure between `first` and `last` interpolated to access `at`
@@ -73,6 +77,11 @@ class TrialMeasurer {
   void Arrived(uint64_t now);
   // Measures the split in place from access `now`, without a settle.
   void MeasureFrom(uint64_t now);
+  // Measures on at the split just measured, for as many windows and
+  // seconds again; the measure then spans both. Once per measure.
+  // REQUIRES: AddWindow just returned a measure not cut short, and no
+  // Move or MeasureFrom since.
+  void Extend();
 
   // The window [window_begin, now) with its busy thread time `busy_us`
   // (CostEstimator::BusyThreadUs). Returns the measure when it is complete;
@@ -81,11 +90,12 @@ class TrialMeasurer {
                                         uint64_t window_begin, uint64_t now);
 
   Phase phase() const { return phase_; }
-  // Moving or settling: its windows should end by time too, at most
-  // settle_window_seconds() long, so that a block ends near its bound
-  // where the engine serves few accesses per second. 0: by accesses only.
-  bool settling() const { return phase_ == Phase::kMoving || phase_ == Phase::kSettling; }
-  double settle_window_seconds() const { return min_seconds_ / 4; }
+  // Moving, settling or measuring, its windows should end by time too, at
+  // most window_seconds() long, so that a settle block and a measure last
+  // about their bound where the engine serves few accesses per second.
+  // 0: by accesses only.
+  bool busy() const { return phase_ != Phase::kIdle; }
+  double window_seconds() const { return min_seconds_ / 4; }
 
  private:
   // Windows' sums over a span (a settle block, a measure), from `from`.
@@ -114,8 +124,12 @@ class TrialMeasurer {
   const double min_seconds_;
 
   Phase phase_ = Phase::kIdle;
-  // Measuring: windows that begin at or after measure_.from count.
+  // Measuring: windows that begin at or after measure_.from count, until
+  // there are goal_windows_ and goal_ns_ of them.
   Span measure_;
+  uint32_t goal_windows_ = 0;
+  double goal_ns_ = 0;
+  bool extended_ = false;
   WindowSpread busy_spread_;  // per access, window by window
   WindowSpread wall_spread_;
   // Settling: windows from fill_from_ on, in blocks of settle_block_.

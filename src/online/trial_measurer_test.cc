@@ -134,18 +134,21 @@ TEST(TrialMeasurerTest, AMoveFarSlowerThanTheSplitItLeftIsCutShortAfterTheLeastS
   EXPECT_EQ(m.phase(), Phase::kSettling);
 }
 
-// Windows end by time while a move arrives and settles, at a quarter of
-// the block's bound; not while measuring.
-TEST(TrialMeasurerTest, SettlesInWindowsBoundedInTime) {
+// Windows end by time while a move arrives, settles and is measured, at a
+// quarter of the least time; not once the measure is taken.
+TEST(TrialMeasurerTest, SettlesAndMeasuresInWindowsBoundedInTime) {
   TrialMeasurer m(2000, 1, 4);
-  EXPECT_FALSE(m.settling());
+  EXPECT_FALSE(m.busy());
   m.Move();
-  EXPECT_TRUE(m.settling());
-  EXPECT_DOUBLE_EQ(m.settle_window_seconds(), 1);
+  EXPECT_TRUE(m.busy());
+  EXPECT_DOUBLE_EQ(m.window_seconds(), 1);
   m.Arrived(0);
-  EXPECT_TRUE(m.settling());
+  EXPECT_TRUE(m.busy());
   m.MeasureFrom(0);
-  EXPECT_FALSE(m.settling());
+  EXPECT_TRUE(m.busy());
+  EXPECT_FALSE(m.AddWindow(Window(2000), 1000, 0, 1000));  // 2 of the 4 s
+  EXPECT_TRUE(m.AddWindow(Window(2000), 1000, 1000, 2000));
+  EXPECT_FALSE(m.busy());
 }
 
 TEST(TrialMeasurerTest, AMeasureLastsItsMinimumTime) {

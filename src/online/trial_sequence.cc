@@ -44,6 +44,11 @@ uint64_t TrialSequence::MoveBack() {
   return from_;
 }
 
+void TrialSequence::ExtendCandidate() {
+  measures_.pop_back();
+  measurer_.Extend();
+}
+
 TrialSequence::Measured TrialSequence::AddWindow(const EventTotals& w, double busy_us,
                                                  uint64_t window_begin, uint64_t now,
                                                  TrialMeasure* measure) {

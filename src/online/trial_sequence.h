@@ -44,16 +44,19 @@ class TrialSequence {
 
   // The split reached its target at access `now`: the settle starts.
   void Arrived(uint64_t now) { measurer_.Arrived(now); }
-  // A move is arriving or settling: windows end by time too, at most this
-  // long (TrialMeasurer::settle_window_seconds). 0: not settling.
-  double settle_window_seconds() const {
-    return measurer_.settling() ? measurer_.settle_window_seconds() : 0;
-  }
+  // A move is arriving or settling, or a split is measured: windows end by
+  // time too, at most this long (TrialMeasurer::window_seconds). 0: idle.
+  double window_seconds() const { return measurer_.busy() ? measurer_.window_seconds() : 0; }
   // The M_a to move to: the current candidate, or `from` after the last.
   uint64_t MoveToNext();
   uint64_t MoveBack();
   // After a candidate's measure: moves on to the next candidate, if any.
   bool Advance() { return ++next_ < candidates_.size(); }
+  // After a candidate's measure: measures it on for as long again
+  // (TrialMeasurer::Extend); its measure completes anew.
+  // REQUIRES: AddWindow just returned kCandidate with a measure neither
+  // cut short nor extended.
+  void ExtendCandidate();
 
   // The window [window_begin, now) with its busy thread time; `*measure`
   // is set when a measure completes.
