@@ -25,6 +25,12 @@ by as much as a configuration does). Requests arrive open-loop at --rate per
 tenant (one that finds its client busy counts its latency from its arrival,
 one that finds it idle from its send), so that a configuration changes
 latencies, not the mix of requests; --rate 0 plays closed loops.
+
+With --side-by-side each configuration runs at the same time as an equal
+split of its own (fresh servers, the same requests), each with its load
+generator on one CPU, --repeats times with the CPUs swapped; its ratios are
+over the equal split beside it, the geometric mean of its pairs: the
+machine's moments then weigh on both runs of a pair alike.
 """
 
 from __future__ import annotations
@@ -39,12 +45,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
 from symbiosis import _native
 from symbiosis import converters as cv
+from symbiosis.bench import side_by_side
 from symbiosis.errors import CommandFailed
 from symbiosis.kredis import TenantCurve, allocate, choose_k, merge_over_k
 from symbiosis.redis_arbiter import (CURVE_POINTS, Arbiter, TenantSpec, default_floor,
@@ -122,6 +129,26 @@ class RunResult:
     sizes: Dict[str, int]      # maxmemory at the end
 
 
+@dataclass
+class Pair:
+    """A configuration and an equal split, run at the same time on the same
+    requests, each on fresh servers and CPUs of its own."""
+    config: str
+    repeat: int
+    cpus: Optional[List[int]]        # the configuration's (the equal split's: the others)
+    run: RunResult
+    equal: RunResult
+
+    def miss_ratio(self, tenants: Sequence[BenchTenant]) -> float:
+        """Its misses' latency over the equal split's beside it."""
+        return (miss_latency_us(tenants, self.run.summary)
+                / max(miss_latency_us(tenants, self.equal.summary), 1e-9))
+
+    def mean_ratio(self) -> float:
+        """Its measured mean latency over the equal split's beside it."""
+        return self.run.overall["mean_us"] / max(self.equal.overall["mean_us"], 1e-9)
+
+
 def _initial_sizes(config: str, tenants: Sequence[BenchTenant], memory: int,
                    oracle: Optional[Dict[str, Tuple[int, int]]]) -> Dict[str, Tuple[int, int]]:
     if config == "proportional":
@@ -136,9 +163,11 @@ def _initial_sizes(config: str, tenants: Sequence[BenchTenant], memory: int,
 def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, duration: float,
                warmup: float, interval: float, module: str, load: str,
                oracle: Optional[Dict[str, Tuple[int, int]]] = None, quiet: bool = False,
-               seed: int = 1) -> RunResult:
-    """One configuration on fresh servers."""
-    servers = [RedisServer(extra=["--loadmodule", module, "ks", MODULE_KS]) for _ in tenants]
+               seed: int = 1, cpus: Optional[Set[int]] = None) -> RunResult:
+    """One configuration on fresh servers; with `cpus`, the servers and the
+    load generator run on those CPUs only."""
+    servers = [RedisServer(extra=["--loadmodule", module, "ks", MODULE_KS], cpus=cpus)
+               for _ in tenants]
     started: List[RedisServer] = []
     try:
         for s in servers:
@@ -158,7 +187,8 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
                                     f"clients={t.client_count()},rate={t.rate:g},"
                                     f"seed={seed * 100 + i}"]
         proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+                                text=True, preexec_fn=(lambda: os.sched_setaffinity(0, cpus))
+                                if cpus else None)
         records: List[dict] = []
         stop = threading.Event()
         arbiter_thread = None
@@ -200,6 +230,36 @@ def run_config(config: str, tenants: Sequence[BenchTenant], memory: int, *, dura
     finally:
         for s in started:
             s.__exit__(None, None, None)
+
+
+def run_pairs(configs: Sequence[str], tenants: Sequence[BenchTenant], memory: int, *,
+              repeats: int, duration: float, quiet: bool, **run_args) -> Dict[str, List[Pair]]:
+    """Each configuration but equal `repeats` times beside an equal split,
+    the CPUs swapped from one pair to the next (bench.side_by_side: half of
+    this process's CPUs each, or unpinned on one). The oracle, whose sizes
+    come from kredis's first run, goes after it."""
+    pairs: Dict[str, List[Pair]] = {}
+    count = 0
+    log = (lambda line: None) if quiet else (lambda line: print(line, file=sys.stderr,
+                                                                  flush=True))
+    with side_by_side(log) as (cpu_sets, pool):
+        for config in configs:
+            if config == "equal":
+                continue
+            oracle = (oracle_sizes(tenants, pairs["kredis"][0].run, memory, duration)
+                      if config == "oracle" else None)
+            for k in range(repeats):
+                log(f"  {config} and equal, side by side ({k + 1} of {repeats}) ...")
+                mine, theirs = (0, 1) if count % 2 == 0 else (1, 0)
+                count += 1
+                run = pool.submit(run_config, config, tenants, memory, oracle=oracle,
+                                  duration=duration, cpus=cpu_sets[mine], **run_args)
+                equal = pool.submit(run_config, "equal", tenants, memory, duration=duration,
+                                    cpus=cpu_sets[theirs], **run_args)
+                pairs.setdefault(config, []).append(
+                    Pair(config, k, sorted(cpu_sets[mine]) if cpu_sets[mine] else None,
+                         run.result(), equal.result()))
+    return pairs
 
 
 def oracle_sizes(tenants: Sequence[BenchTenant], run: RunResult, memory: int,
@@ -252,6 +312,15 @@ def add_redis_bench_parser(engines) -> None:
                    help="left out of the results (default: 30s)")
     p.add_argument("--interval", type=cv.seconds("--interval", positive=True), default="5s",
                    help="the arbiter's interval (default: 5s)")
+    p.add_argument("--side-by-side", action="store_true",
+                   help="run each configuration at the same time as an equal split of its "
+                        "own, on the same requests, one CPU each, and compare within each "
+                        "pair: runs one after another differ by the machine's moments as much "
+                        "as configurations do")
+    p.add_argument("--repeats", type=cv.positive_int("--repeats", 64), default=None,
+                   help="--side-by-side: pairs per configuration, the CPUs swapped every "
+                        "time; its ratios are their geometric mean. Keep it even: the CPUs "
+                        "are not alike (default: 2)")
     p.add_argument("--json", default=None, help="write every run as JSON")
     p.add_argument("--plot", type=cv.plot_path, default=None,
                    help="mean latency per configuration and the arbiter's sizes (a .png)")
@@ -267,6 +336,12 @@ def cmd_bench_redis(args) -> int:
                                      + ", ".join(CONFIGS))
     if "oracle" in configs and "kredis" not in configs:
         raise _native.InputError("--configs: oracle needs kredis's run (its curves); add kredis")
+    if args.side_by_side and not [c for c in configs if c != "equal"]:
+        raise _native.InputError("--side-by-side runs each configuration beside an equal split; "
+                                 "name one besides equal in --configs")
+    if args.repeats is not None and not args.side_by_side:
+        raise _native.InputError("--repeats counts the pairs of --side-by-side; add "
+                                 "--side-by-side or leave --repeats out")
     duration = parse_seconds(args.duration, "--duration")
     warmup = parse_seconds(args.warmup, "--warmup")
     interval = parse_seconds(args.interval, "--interval")
@@ -284,6 +359,14 @@ def cmd_bench_redis(args) -> int:
         if memory // len(tenants) < 2 << 20:
             raise _native.InputError(f"--shares {share}: M = {format_bytes(memory)} leaves under "
                                      "2 MiB a tenant; give more --keys or a larger share")
+        if args.side_by_side:
+            pairs = run_pairs(order, tenants, memory, repeats=args.repeats or 2,
+                              duration=duration, quiet=args.quiet, warmup=warmup,
+                              interval=interval, module=module, load=load)
+            results.append({"share": share, "memory": memory, "pairs": pairs})
+            if not args.quiet:
+                print(format_pairs(args.case, share, memory, pairs, tenants))
+            continue
         runs: Dict[str, RunResult] = {}
         for config in order:
             if not args.quiet:
@@ -334,43 +417,112 @@ def format_share(case: str, share: float, memory: int, runs: Dict[str, RunResult
     return "\n".join(lines)
 
 
+def geometric_mean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(max(v, 1e-12)) for v in values) / len(values))
+
+
+def format_pairs(case: str, share: float, memory: int, pairs: Dict[str, List[Pair]],
+                 tenants: Sequence[BenchTenant]) -> str:
+    """Each configuration against the equal split beside it: the misses'
+    latency and the measured mean, the geometric mean of its pairs (each
+    pair's in brackets)."""
+    lines = [f"\n{case}, M = {format_bytes(memory)} ({share:g} of the working sets), "
+             "each configuration beside an equal split",
+             f"{'config':14} {'miss us':>9} {'equal':>9} {'vs equal (pairs)':>26} "
+             f"{'mean vs equal':>13} {'p99 us':>9} {'hit ratio':>9}  sizes (MiB) at the end"]
+    for name, ps in pairs.items():
+        miss = np.mean([miss_latency_us(tenants, p.run.summary) for p in ps])
+        equal = np.mean([miss_latency_us(tenants, p.equal.summary) for p in ps])
+        each = " ".join(f"{p.miss_ratio(tenants):.3f}" for p in ps)
+        vs = f"{geometric_mean([p.miss_ratio(tenants) for p in ps]):.3f}x ({each})"
+        mean_vs = f"{geometric_mean([p.mean_ratio() for p in ps]):.3f}x"
+        last = ps[-1].run
+        sizes = " ".join(f"{s / (1 << 20):.1f}" for s in last.sizes.values())
+        lines.append(f"{name:14} {miss:9.1f} {equal:9.1f} {vs:>26} {mean_vs:>13} "
+                     f"{last.overall['p99_us']:9.0f} {last.overall['hit_ratio']:9.3f}  {sizes}")
+    if "kredis" in pairs and "oracle" in pairs:
+        ratio = (geometric_mean([p.miss_ratio(tenants) for p in pairs["kredis"]])
+                 / geometric_mean([p.miss_ratio(tenants) for p in pairs["oracle"]]))
+        lines.append(f"kredis / oracle (each over its equal split): {ratio:.3f}")
+    return "\n".join(lines)
+
+
+def _run_json(tenants: Sequence[BenchTenant], run: RunResult) -> dict:
+    return {"summary": run.summary, "overall": run.overall,
+            "miss_latency_us": miss_latency_us(tenants, run.summary), "sizes": run.sizes,
+            "timeline": run.timeline, "arbiter": run.arbiter}
+
+
 def to_json(args, tenants: Sequence[BenchTenant], results: List[dict]) -> dict:
+    """One-after-another runs under "runs" (name -> run); side-by-side
+    pairs under "pairs" (name -> [pair]), each with its ratios."""
+    out = []
+    for r in results:
+        entry = {"share": r["share"], "memory": r["memory"]}
+        if "pairs" in r:
+            entry["pairs"] = {
+                name: [{"repeat": p.repeat, "cpus": p.cpus,
+                        "miss_latency_ratio": p.miss_ratio(tenants),
+                        "mean_latency_ratio": p.mean_ratio(),
+                        "run": _run_json(tenants, p.run), "equal": _run_json(tenants, p.equal)}
+                       for p in ps]
+                for name, ps in r["pairs"].items()}
+        else:
+            entry["runs"] = {name: _run_json(tenants, run) for name, run in r["runs"].items()}
+        out.append(entry)
     return {"case": args.case, "duration": args.duration, "warmup": args.warmup,
+            "side_by_side": bool(args.side_by_side),
             "tenants": [t.__dict__ | {"working_set": t.working_set()} for t in tenants],
-            "results": [{"share": r["share"], "memory": r["memory"],
-                         "runs": {name: {"summary": run.summary, "overall": run.overall,
-                                         "miss_latency_us": miss_latency_us(tenants, run.summary),
-                                         "sizes": run.sizes, "timeline": run.timeline,
-                                         "arbiter": run.arbiter}
-                                  for name, run in r["runs"].items()}}
-                        for r in results]}
+            "results": out}
 
 
 def plot_results(case: str, tenants: Sequence[BenchTenant], results: List[dict],
                  path: str) -> None:
+    """Left: each configuration's misses' latency per request (one after
+    another: in us, with the measured mean; side by side: over the equal
+    split beside it, each pair a dot). Right: kredis's sizes over time."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    names = list(results[0]["runs"])
+    paired = "pairs" in results[0]
+    names = list(results[0]["pairs" if paired else "runs"])
     width = 0.8 / len(results)
     for i, r in enumerate(results):
         xs = np.arange(len(names)) + i * width
+        label = f"M = {r['share']:g} of the working sets"
+        if paired:
+            ratios = [[p.miss_ratio(tenants) for p in r["pairs"][n]] for n in names]
+            axes[0].bar(xs, [geometric_mean(v) for v in ratios], width, color=f"C{i}",
+                        label=label)
+            for x, v in zip(xs, ratios):
+                axes[0].plot([x] * len(v), v, ".", color="black", ms=4)
+            continue
         misses = [miss_latency_us(tenants, r["runs"][n].summary) for n in names]
         means = [r["runs"][n].overall["mean_us"] for n in names]
-        axes[0].bar(xs, misses, width, color=f"C{i}",
-                    label=f"M = {r['share']:g} of the working sets: miss latency")
+        axes[0].bar(xs, misses, width, color=f"C{i}", label=label + ": miss latency")
         axes[0].plot(xs, means, "_", color="black", ms=10, mew=1.5,
                      label="measured mean latency" if i == 0 else None)
     axes[0].set_xticks(np.arange(len(names)) + width * (len(results) - 1) / 2, names)
-    axes[0].set_ylabel("us per request")
-    axes[0].set_title(f"{case}: misses x miss latency per request (bars; lower is better)\n"
-                      "and the measured mean latency (ticks)", fontsize=9)
+    if paired:
+        axes[0].axhline(1, color="gray", lw=0.8)
+        axes[0].set_ylabel("misses x miss latency, over the equal split beside")
+        axes[0].set_title(f"{case}: each configuration over an equal split run at the same "
+                          "time\n(bars: geometric mean of the pairs, dots: each pair; lower "
+                          "is better)", fontsize=9)
+    else:
+        axes[0].set_ylabel("us per request")
+        axes[0].set_title(f"{case}: misses x miss latency per request (bars; lower is better)\n"
+                          "and the measured mean latency (ticks)", fontsize=9)
     axes[0].legend(fontsize=7)
-    last = next((r for r in reversed(results) if "kredis" in r["runs"]), None)
-    if last is not None and last["runs"]["kredis"].arbiter:
-        records = last["runs"]["kredis"].arbiter
+    last = next((r for r in reversed(results)
+                 if "kredis" in r.get("pairs", r.get("runs", {}))), None)
+    records = []
+    if last is not None:
+        records = (last["pairs"]["kredis"][0].run.arbiter if paired
+                   else last["runs"]["kredis"].arbiter)
+    if records:
         t0 = records[0]["time"]
         xs = [rec["time"] - t0 for rec in records]
         for t in tenants:

@@ -24,7 +24,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Set
 
 from symbiosis import _native
 
@@ -55,14 +55,16 @@ def redis_client_module():
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent(parent: int) -> None:
+def _die_with_parent(parent: int, cpus: Optional[Set[int]] = None) -> None:
     """In the child, before exec: SIGTERM when the thread that started it
     exits (prctl(2) PR_SET_PDEATHSIG), and exit at once if that parent is
-    already gone."""
+    already gone; with `cpus`, pinned to them."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:
         os._exit(1)
+    if cpus:
+        os.sched_setaffinity(0, cpus)
 
 
 def _free_port() -> int:
@@ -77,7 +79,8 @@ class RedisServer:
     when that thread exits; the main thread's does, as do the tools')."""
 
     def __init__(self, *, maxmemory: int = 0, samples: int = 5, policy: str = "allkeys-lru",
-                 extra: Sequence[str] = (), port: int = 0) -> None:
+                 extra: Sequence[str] = (), port: int = 0,
+                 cpus: Optional[Set[int]] = None) -> None:
         if maxmemory < 0:
             raise _native.InputError(f"maxmemory must be 0 (no limit) or more bytes; got {maxmemory}")
         if not 1 <= samples <= 64:
@@ -88,6 +91,7 @@ class RedisServer:
         self.extra = list(extra)
         self.host = "127.0.0.1"
         self.fixed_port = port  # 0: a free one (a restart in a test reuses its port)
+        self.cpus = set(cpus) if cpus else None  # None: wherever the kernel runs it
         self.port = port
         self._dir: Optional[str] = None
         self._process: Optional[subprocess.Popen] = None
@@ -119,7 +123,7 @@ class RedisServer:
                 parent = os.getpid()
                 self._process = subprocess.Popen(self._arguments(), stdout=subprocess.DEVNULL,
                                                  stderr=subprocess.DEVNULL,
-                                                 preexec_fn=lambda: _die_with_parent(parent))
+                                                 preexec_fn=lambda: _die_with_parent(parent, self.cpus))
                 if self._wait_ready(redis):
                     return self
                 self._stop_process()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -58,6 +59,35 @@ def test_every_configuration_runs_and_keeps_to_the_budget(tmp_path):
     assert all(t["samples"] == 5 for t in lru[-1]["tenants"])
 
 
+def test_side_by_side_pairs_each_configuration_with_an_equal_split(tmp_path):
+    out = tmp_path / "pairs.json"
+    proc = run_cli("bench", "redis", "--case", "four-latencies", "--shares", "0.5",
+                   "--keys", "10000", "--duration", "6s", "--warmup", "2s", "--interval", "1s",
+                   "--configs", "equal,kredis", "--side-by-side", "--json", str(out),
+                   "--plot", str(tmp_path / "pairs.png"))
+    assert "beside an equal split" in proc.stdout
+    data = json.loads(out.read_text())
+    assert data["side_by_side"] is True
+    result = data["results"][0]
+    memory = result["memory"]
+    assert list(result["pairs"]) == ["kredis"]
+    pairs = result["pairs"]["kredis"]
+    assert [p["repeat"] for p in pairs] == [0, 1]
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) >= 2:  # the CPUs swap from one pair to the next
+        assert pairs[0]["cpus"] != pairs[1]["cpus"]
+        assert set(pairs[0]["cpus"]) | set(pairs[1]["cpus"]) <= set(cpus)
+    for p in pairs:
+        for side in ("run", "equal"):
+            assert p[side]["overall"]["ops"] > 1000
+            assert sum(p[side]["sizes"].values()) <= memory
+        assert set(p["equal"]["sizes"].values()) == {memory // 4}
+        assert not p["equal"]["arbiter"] and p["run"]["arbiter"]
+        assert p["miss_latency_ratio"] == pytest.approx(
+            p["run"]["miss_latency_us"] / p["equal"]["miss_latency_us"])
+    assert (tmp_path / "pairs.png").stat().st_size > 10_000
+
+
 def test_redis_load_says_what_is_wrong_with_a_tenant():
     load = str(NATIVE / "redis_load")
     import subprocess
@@ -87,5 +117,7 @@ def test_bad_input_is_one_line():
         (["--duration", "5s", "--warmup", "5s"], ["--warmup"]),
         (["--shares", "0.02", "--keys", "1000"], ["--shares 0.02"]),
         (["--rate", "-1"], ["--rate"]),
+        (["--side-by-side", "--configs", "equal"], ["name one besides equal"]),
+        (["--repeats", "2"], ["--repeats counts the pairs of --side-by-side"]),
     ]:
         assert_one_error_line(run_cli("bench", "redis", *args, check=False), *words)

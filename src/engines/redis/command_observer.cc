@@ -18,6 +18,10 @@ namespace {
 // A value's size where no write of the key was seen and none of any key.
 constexpr uint32_t kUnknownValueBytes = 64;
 
+// Keys shorter than this have their guessed cost read from a table: the
+// size classes' arithmetic on every read cost 0.27% of a server's time.
+constexpr size_t kGuessedKeyLengths = 64;
+
 // Sizes to 1/64 (krr.h): the histograms stay bounded for weeks of requests.
 constexpr uint32_t kDistanceBits = 7;
 
@@ -68,6 +72,10 @@ CommandObserver::CommandObserver(const CommandObserverOptions& options) : option
       throw InputError("a K (maxmemory-samples) must be from 1 to 64, or 0 for exact LRU; got " +
                        std::to_string(k));
     }
+  }
+  for (size_t n = 0; n < kGuessedKeyLengths; n++) {
+    guessed_bytes_.push_back(
+        static_cast<uint32_t>(RedisKeyBytes(static_cast<uint32_t>(n), kUnknownValueBytes)));
   }
   Reset();
   if (options_.background) {
@@ -139,9 +147,11 @@ void CommandObserver::Drain() {
 void CommandObserver::Read(std::string_view key) {
   stats_.reads++;
   const uint64_t h = HashString(key);
-  const uint32_t mean = mean_bytes_ != 0
-                            ? mean_bytes_
-                            : RedisKeyBytes(static_cast<uint32_t>(key.size()), kUnknownValueBytes);
+  const uint32_t mean =
+      mean_bytes_ != 0                  ? mean_bytes_
+      : key.size() < kGuessedKeyLengths ? guessed_bytes_[key.size()]
+                                        : static_cast<uint32_t>(RedisKeyBytes(
+                                              static_cast<uint32_t>(key.size()), kUnknownValueBytes));
   if (!curves_->Count(h, mean)) return;
   uint32_t bytes = mean;
   if (const auto it = bytes_.find(h); it != bytes_.end()) bytes = it->second;

@@ -10,7 +10,8 @@
 // RedisKeyBytes of its name and value), so a curve's sizes are maxmemory
 // less the server's own use. A read of a sampled key whose write was not
 // seen (it was loaded or written before the module) weighs the mean size
-// of the sampled keys whose writes were.
+// of the sampled keys whose writes were; before any write, its name and a
+// value of 64 bytes.
 //
 // Cost of a command whose key is not sampled: a length check and a few
 // byte compares for its name, a hash of the key, a second hash and a
@@ -117,6 +118,7 @@ class CommandObserver {
   std::unordered_map<uint64_t, uint32_t> bytes_;  // sampled keys' costs
   uint64_t known_bytes_ = 0;                       // their sum
   uint32_t mean_bytes_ = 0;                        // their mean, or a guess before any
+  std::vector<uint32_t> guessed_bytes_;            // the guess by key length, short keys
   size_t pruned_at_ = 0;                           // bytes_'s size after the last prune
   ObserverStats stats_;
 

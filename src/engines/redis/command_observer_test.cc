@@ -74,6 +74,22 @@ TEST(CommandObserverTest, CurvesInTheServersBytes) {
   EXPECT_EQ(observer.Stats().reads, 0u);
 }
 
+// With no write seen, a key weighs its name and a 64-byte value, short
+// names (from a table) and long ones alike.
+TEST(CommandObserverTest, BeforeAnyWriteAKeyWeighsItsNameAndA64ByteValue) {
+  CommandObserverOptions o;
+  o.rate = 1;
+  o.ks = {5};
+  CommandObserver observer(o);
+  uint64_t expected = 0;
+  for (const size_t length : {1, 10, 63, 64, 200}) {
+    std::vector<std::string> get = {"GET", std::string(length, 'k')};
+    observer.Observe(Argv(get));
+    expected += RedisKeyBytes(static_cast<uint32_t>(length), 64);
+  }
+  EXPECT_EQ(observer.WorkingSet(), expected);
+}
+
 TEST(CommandObserverTest, ASampleSeesItsShareOfTheKeys) {
   CommandObserverOptions o;
   o.rate = 0.01;
