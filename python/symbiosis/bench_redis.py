@@ -51,7 +51,7 @@ import numpy as np
 
 from symbiosis import _native
 from symbiosis import converters as cv
-from symbiosis.bench import side_by_side
+from symbiosis.bench import geometric_mean, side_by_side
 from symbiosis.errors import CommandFailed
 from symbiosis.kredis import TenantCurve, allocate, choose_k, merge_over_k
 from symbiosis.redis_arbiter import (CURVE_POINTS, Arbiter, TenantSpec, default_floor,
@@ -415,10 +415,6 @@ def format_share(case: str, share: float, memory: int, runs: Dict[str, RunResult
                      f"{r.overall['p99_us']:9.0f} {r.overall['hit_ratio']:9.3f} "
                      f"{r.overall['ops_per_s']:9.0f}  {sizes}")
     return "\n".join(lines)
-
-
-def geometric_mean(values: Sequence[float]) -> float:
-    return math.exp(sum(math.log(max(v, 1e-12)) for v in values) / len(values))
 
 
 def format_pairs(case: str, share: float, memory: int, pairs: Dict[str, List[Pair]],

@@ -309,14 +309,12 @@ bool Tracker::Gained(const TrialMeasure& m, const TrialMeasure& than, double sha
 // split that measured faster (docs/decisions/trial-extension.md).
 bool Tracker::GainWithinNoise(const TrialMeasure& m, const TrialMeasure& than) const {
   const TrialStats t = Compared(m, than);
-  const double g = config_.trial_gain;
   const bool wall_ok = !WallSlower(m.wall_us, than.wall_us);
-  if (GainOf(t, g, wall_ok) != Gain::kNone) return false;
-  const bool busy = wall_ok && t.before - t.after >= g * t.before;
-  const bool wall = t.before_wall_us > 0 && t.after_wall_us > 0 &&
-                    t.before_wall_us - t.after_wall_us >= g * t.before_wall_us &&
-                    t.after <= (1 + g) * t.before;
-  return busy || wall;
+  TrialStats noiseless = t;
+  noiseless.noise_us = 0;
+  noiseless.wall_noise_us = 0;
+  return GainOf(t, config_.trial_gain, wall_ok) == Gain::kNone &&
+         GainOf(noiseless, config_.trial_gain, wall_ok) != Gain::kNone;
 }
 
 // Stable's windows go to the change detector (change_detector.h); a change
