@@ -10,19 +10,29 @@
 // Tables are snappy-compressed, as LevelDB's, with 4 KiB blocks; the
 // block cache holds data blocks only (index and filter blocks stay with
 // the table readers, RocksDB's default).
+//
+// run's own flags (engine budget): a flash tier below the DRAM caches
+// (--flash-size, --flash-path, --flash-region, --flash-opts, --flash-sync)
+// and emulated slow storage under the tables (--slow-storage); see
+// docs/flash-tier.md. With a flash tier, a static M_a is capped at what
+// the caches have beside the tier's DRAM.
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "driver/driver.h"
+#include "symbiosis/error.h"
 #include "symbiosis/rocksdb.h"
+#include "symbiosis/workload.h"
 
 namespace {
 
@@ -69,6 +79,81 @@ class RocksDbLoader final : public sb::BenchLoader {
   std::unique_ptr<::rocksdb::DB> db_;
 };
 
+// --flash-opts: "all", "none" (the plain tier) or a comma list of bypass,
+// insertion, drop. Throws InputError.
+void ParseFlashOpts(const std::string& text, sr::FlashTierOptions* flash) {
+  flash->bypass = flash->insertion_control = flash->compaction_drop = false;
+  if (text == "none") return;
+  if (text == "all") {
+    flash->bypass = flash->insertion_control = flash->compaction_drop = true;
+    return;
+  }
+  size_t from = 0;
+  while (from <= text.size()) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    const std::string name = text.substr(from, comma - from);
+    if (name == "bypass") {
+      flash->bypass = true;
+    } else if (name == "insertion") {
+      flash->insertion_control = true;
+    } else if (name == "drop") {
+      flash->compaction_drop = true;
+    } else {
+      throw symbiosis::InputError("--flash-opts '" + text + "' names '" + name +
+                                  "'; use all, none, or a comma list of bypass, insertion, drop");
+    }
+    from = comma + 1;
+  }
+}
+
+// --slow-storage: a preset, or MEDIAN[/P99] (e.g. 2ms/8ms). Throws
+// InputError.
+sr::SlowStorageOptions ParseSlowStorage(const std::string& text) {
+  if (text == "hdd" || text == "network" || text == "none") return sr::SlowStoragePreset(text);
+  const size_t slash = text.find('/');
+  sr::SlowStorageOptions o;
+  try {
+    o.median_ns = static_cast<uint64_t>(
+        symbiosis::ParseSeconds(text.substr(0, slash), "--slow-storage") * 1e9);
+    o.p99_ns = slash == std::string::npos
+                   ? o.median_ns
+                   : static_cast<uint64_t>(
+                         symbiosis::ParseSeconds(text.substr(slash + 1), "--slow-storage") * 1e9);
+  } catch (const symbiosis::InputError&) {
+    throw symbiosis::InputError("--slow-storage '" + text +
+                                "' is not hdd, network, none or MEDIAN[/P99] like 2ms/8ms");
+  }
+  if (o.median_ns == 0 || o.p99_ns < o.median_ns) {
+    throw symbiosis::InputError("--slow-storage '" + text +
+                                "' needs a median above 0 and a p99 at or above it");
+  }
+  return o;
+}
+
+// The budget's flash tier and slow storage from run's flags. Throws
+// InputError.
+void ApplyFlashFlags(const sb::Flags& flags, const std::string& db, sr::BudgetOptions* budget) {
+  if (flags.Has("slow-storage")) budget->slow_storage = ParseSlowStorage(flags.Get("slow-storage", ""));
+  const bool any_flash = flags.Has("flash-path") || flags.Has("flash-region") ||
+                         flags.Has("flash-opts") || flags.Has("flash-sync");
+  if (!flags.Has("flash-size")) {
+    if (any_flash) throw symbiosis::InputError("the --flash-* flags need --flash-size SIZE");
+    return;
+  }
+  sr::FlashTierOptions& flash = budget->flash;
+  flash.capacity_bytes = symbiosis::ParseBytes(flags.Get("flash-size", ""), "--flash-size");
+  flash.path = flags.Get("flash-path", db);  // a directory: a file of the tier's in it
+  flash.region_bytes = static_cast<uint32_t>(std::min<uint64_t>(
+      UINT32_MAX, symbiosis::ParseBytes(flags.Get("flash-region", "1MiB"), "--flash-region")));
+  ParseFlashOpts(flags.Get("flash-opts", "all"), &flash);
+  flash.background_writes = !flags.Has("flash-sync");
+  if (flash.capacity_bytes < 2ull * flash.region_bytes) {
+    throw symbiosis::InputError("--flash-size " + flags.Get("flash-size", "") +
+                                " is below two regions of " + flags.Get("flash-region", "1MiB") +
+                                "; raise it or lower --flash-region");
+  }
+}
+
 class RocksDbBench final : public sb::BenchDb {
  public:
   explicit RocksDbBench(std::unique_ptr<sr::Db> db) : db_(std::move(db)) {}
@@ -93,6 +178,45 @@ class RocksDbBench final : public sb::BenchDb {
                              {"secondary_allocated_bytes", s.secondary_allocated_bytes},
                              {"secondary_malloc_fallbacks", s.secondary_malloc_fallbacks}};
     }
+    if (s.flash.enabled) {
+      const sr::FlashTierStats& f = s.flash;
+      const std::vector<std::pair<std::string, uint64_t>> flash = {
+          // The DRAM tiers' counts beside the tier's, to difference
+          // between interval lines: reads = second-tier hits + flash
+          // hits + storage reads.
+          {"lookups", s.lookups},
+          {"app_hits", s.app_hits},
+          {"reads", s.reads},
+          {"second_tier_hits", s.second_tier_hits},
+          {"flash_capacity_bytes", f.capacity_bytes},
+          {"flash_dram_bytes", f.dram_bytes},
+          {"flash_lookups_received", f.lookups},
+          {"flash_lookups", f.flash_lookups},
+          {"flash_hits", f.flash_hits},
+          {"flash_bypassed_absent", f.bypassed_absent},
+          {"flash_bypassed_slow", f.bypassed_slow},
+          {"flash_inserts", f.inserts},
+          {"flash_inserts_invalid", f.inserts_invalid},
+          {"flash_inserts_present", f.inserts_present},
+          {"flash_inserts_slow", f.inserts_slow},
+          {"flash_inserts_queue_full", f.inserts_queue_full},
+          {"flash_inserts_written", f.inserts_written},
+          {"flash_insert_ns", f.insert_ns},
+          {"flash_bytes_written", f.bytes_written},
+          {"flash_entries", f.entries},
+          {"flash_invalid_entries", f.invalid_entries},
+          {"flash_dropped_entries", f.dropped_entries},
+          {"flash_mismatches", f.mismatches},
+          {"flash_read_errors", f.read_errors},
+          {"flash_index_evictions", f.index_evictions},
+          {"flash_mean_hit_ns", f.mean_flash_hit_ns},
+          {"storage_mean_read_ns", f.mean_storage_read_ns},
+          {"flash_pays", f.flash_pays},
+          {"flash_direct_io", f.direct_io},
+          {"flash_failed", f.failed},
+      };
+      out.engine_counters.insert(out.engine_counters.end(), flash.begin(), flash.end());
+    }
     return out;
   }
   bool Suspend(bool suspended) override {
@@ -112,6 +236,31 @@ class RocksDbEngine final : public sb::BenchEngine {
   std::string FallbackBudget() const override { return "engine"; }
   uint64_t min_memory_bytes() const override { return sr::kMinMemoryBytes; }
   uint64_t default_ma_bytes(uint64_t) const override { return 8ull << 20; }  // RocksDB's default
+
+  std::vector<sb::FlagSpec> RunFlags() const override {
+    return {
+        {"flash-size", "SIZE", "a flash tier of SIZE below the DRAM caches (engine budget; "
+                               "default none)"},
+        {"flash-path", "PATH", "the flash tier's file or directory (default: a file in the "
+                               "DB's directory)"},
+        {"flash-region", "SIZE", "the flash tier's unit of writes and eviction (default 1MiB)"},
+        {"flash-opts", "LIST", "all, none (the plain tier), or a comma list of bypass, "
+                               "insertion, drop (default all)"},
+        {"flash-sync", "", "inserts write on the inserting thread (default: a queue)"},
+        {"slow-storage", "S", "emulated table storage: hdd, network, none, or MEDIAN[/P99] "
+                              "like 2ms/8ms (engine budget; default none)"},
+    };
+  }
+
+  std::string CheckRunFlags(const sb::Flags& flags) const override {
+    sr::BudgetOptions budget;
+    try {
+      ApplyFlashFlags(flags, "DB", &budget);
+    } catch (const symbiosis::InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
 
   uint64_t TableBytes(const std::string& path) const override {
     uint64_t bytes = 0;
@@ -149,6 +298,17 @@ class RocksDbEngine final : public sb::BenchEngine {
     }
     options.budget.adaptive = !request.static_ma_bytes.has_value();
     options.budget.static_ma_bytes = request.static_ma_bytes.value_or(0);
+    try {
+      ApplyFlashFlags(request.engine_flags, request.path, &options.budget);
+    } catch (const symbiosis::InputError& e) {
+      *error = e.what();
+      return nullptr;
+    }
+    if (!options.budget.flash.path.empty() && options.budget.memory_bytes > 0) {
+      const uint64_t dram = sr::FlashTierDramBytes(options.budget.flash);
+      const uint64_t left = options.budget.memory_bytes - std::min(dram, options.budget.memory_bytes);
+      options.budget.static_ma_bytes = std::min(options.budget.static_ma_bytes, left);
+    }
     std::unique_ptr<sr::Db> db;
     const ::rocksdb::Status status = sr::Open(options, request.path, &db);
     if (!status.ok()) {

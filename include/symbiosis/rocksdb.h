@@ -53,6 +53,84 @@ const char* BudgetName(Budget budget);  // "engine", "kernel"
 // The smallest budget accepted.
 constexpr uint64_t kMinMemoryBytes = 32ull << 20;
 
+// A flash tier below the DRAM caches (engine budget): a log-structured
+// cache in one file on a fast local device, for tables on slow storage,
+// with SAS-Cache's three LSM-aware optimizations (docs/flash-tier.md).
+// Its index and buffers are taken from M (FlashTierDramBytes: the caches
+// split what is left); its flash size is the user's. The tier starts
+// empty at every open.
+struct FlashTierOptions {
+  std::string path;  // a file or a directory on the flash; empty: no tier
+  uint64_t capacity_bytes = 0;
+  uint32_t region_bytes = 1u << 20;  // the unit of writes and of eviction
+  // Lookups skip the tier when its index lacks the key, and lookups and
+  // inserts skip it while a flash hit measures no faster than a read of
+  // the storage below (docs/decisions/flash-bypass.md).
+  bool bypass = true;
+  // Blocks of tables being compacted away, or deleted, are not inserted.
+  bool insertion_control = true;
+  // Blocks of a deleted table leave the tier at once, not at eviction.
+  bool compaction_drop = true;
+  // Inserts go to a queue that a thread of the tier writes; a full queue
+  // drops them. false: the inserting thread writes (a synchronous insert).
+  bool background_writes = true;
+  uint64_t write_queue_bytes = 2ull << 20;
+};
+
+// Slow storage under the table files, emulated (engine budget): each read
+// of a table file waits until it has taken a latency drawn from a
+// log-normal of this median and p99, and reads share a bandwidth cap.
+// Presets: SlowStoragePreset("hdd"), ("network").
+struct SlowStorageOptions {
+  uint64_t median_ns = 0;  // 0: no emulation
+  uint64_t p99_ns = 0;     // = median_ns: a constant latency
+  uint64_t bytes_per_second = 0;  // 0: no cap
+  // Reads served at once; later ones queue (a disk arm: 1). 0: no limit.
+  uint32_t concurrency = 0;
+  uint64_t seed = 1;
+};
+
+// "hdd": 4 ms median, 12 ms p99, 150 MB/s, one read at a time; "network":
+// 1 ms median, 5 ms p99, 1.25 GB/s (10 Gb/s), no queue; "none". Throws
+// InputError naming the presets for another name.
+SlowStorageOptions SlowStoragePreset(const std::string& name);
+
+// The DRAM a flash tier of these options sets aside from M, for tables of
+// 4 KiB blocks (RocksDB's default).
+uint64_t FlashTierDramBytes(const FlashTierOptions& options);
+
+struct FlashTierStats {
+  bool enabled = false;
+  uint64_t capacity_bytes = 0;
+  uint64_t dram_bytes = 0;          // index and buffers, taken from M
+  uint64_t lookups = 0;             // secondary-cache lookups that reached the tier
+  uint64_t flash_lookups = 0;       // of which looked on flash (not bypassed)
+  uint64_t flash_hits = 0;
+  uint64_t bypassed_absent = 0;     // the index lacked the key
+  uint64_t bypassed_slow = 0;       // flash did not pay
+  uint64_t inserts = 0;             // blocks offered (evicted from DRAM)
+  uint64_t inserts_invalid = 0;     // refused: a table compacted away or deleted
+  uint64_t inserts_present = 0;     // already on flash
+  uint64_t inserts_slow = 0;        // skipped: flash did not pay
+  uint64_t inserts_queue_full = 0;  // dropped: the write queue was full
+  uint64_t inserts_written = 0;     // appended to a region
+  uint64_t insert_ns = 0;           // the inserting threads' time, summed
+  uint64_t bytes_written = 0;       // to flash
+  uint64_t entries = 0;             // held
+  uint64_t invalid_entries = 0;     // of which of deleted tables (IBOR's numerator)
+  uint64_t dropped_entries = 0;     // removed when their table was deleted
+  uint64_t mismatches = 0;          // entries that did not check out (misses)
+  uint64_t read_errors = 0;
+  uint64_t index_evictions = 0;
+  uint64_t regions_reclaimed = 0;
+  uint64_t mean_flash_hit_ns = 0;     // recent
+  uint64_t mean_storage_read_ns = 0;  // recent, of the table files
+  bool flash_pays = true;
+  bool direct_io = false;
+  bool failed = false;
+  std::string failure;
+};
+
 // What the DBs of one budget share.
 struct BudgetOptions {
   Budget budget = Budget::kEngine;
@@ -85,12 +163,16 @@ struct BudgetOptions {
   bool track_page_cache_room = true;
   // Kernel budget: controller.app_cache_overhead.
   double kernel_app_cache_overhead = 0.25;
+  // Engine budget: a flash tier below the compressed cache, and emulated
+  // slow storage under every DB's table files.
+  FlashTierOptions flash;
+  SlowStorageOptions slow_storage;
 };
 
 struct Stats {
   Budget budget = Budget::kEngine;
   bool adaptive = false;
-  uint64_t memory_bytes = 0;          // M
+  uint64_t memory_bytes = 0;          // M (less the flash tier's DRAM)
   uint64_t ma_bytes = 0;    // M_a now
   uint64_t app_usage_bytes = 0;
   uint64_t second_tier_bytes = 0;     // engine: M - M_a; kernel: 0 (implicit)
@@ -107,6 +189,7 @@ struct Stats {
   uint64_t secondary_allocated_bytes = 0;
   uint64_t secondary_malloc_fallbacks = 0;
   bool suspended = false;             // see SharedBudget::Suspend
+  FlashTierStats flash;
   ControllerStats controller;         // adaptive only
 };
 
@@ -149,6 +232,11 @@ class SharedBudget {
   // Static budgets: sets M_a (and, engine budget, M - M_a below it).
   // REQUIRES: !adaptive; bytes <= M.
   virtual void SetAppCacheCapacity(uint64_t bytes) = 0;
+  // The flash tier's size on flash, online (its DRAM set aside at Create
+  // does not change). NotSupported without a flash tier; InvalidArgument
+  // (one line) for a size below two regions or above what its index
+  // addresses.
+  virtual ::rocksdb::Status SetFlashCapacity(uint64_t bytes) = 0;
   // Adaptive: while suspended, block lookups and reads are not reported to
   // the Controller, so M_a stays as it is and no round starts, and each
   // access costs what it costs in a static budget. For work whose accesses

@@ -110,12 +110,18 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
     summary made here. Raises InputError when the driver refuses its
     input, KeyboardInterrupt when it was interrupted."""
     driver = driver_path(engine)
-    command = [driver, "run", "--db", db, "--config", name]
+    # <config>+flash-<opts>: the driver's config, and RocksDB's flash tier.
+    base, _, flash_opts = name.partition("+flash-")
+    command = [driver, "run", "--db", db, "--config", base]
+    if flash_opts:
+        command += ["--flash-opts", flash_opts]
     if cpus:  # taskset, not preexec_fn: the pairs are started from two threads
         command = ["taskset", "--cpu-list", ",".join(map(str, sorted(cpus)))] + command
     if preload:
         command = ["env", f"LD_PRELOAD={preload}"] + command
     for flag, value in args.items():
+        if flag.startswith("flash-") and not flash_opts:
+            continue  # a configuration without a flash tier
         if value is True:
             command.append(f"--{flag}")
         elif value is not None:
@@ -143,6 +149,7 @@ def run_config(db: str, name: str, args: Dict[str, str], show_progress: bool,
             timeline.append(record)
         elif record["type"] == "summary":
             summary = record
+            summary["name"] = name
     status = process.wait()
     forwarder.join()
     process.stdout.close()

@@ -47,8 +47,22 @@ BENCH_CONFIGS = """\
                    best of them is the oracle)
   symbiosis        the Controller splits M online"""
 
+# RocksDB's flash tier (docs/flash-tier.md): the configurations that name
+# one, <base>+flash-<opts>, and what "--configs flash" runs.
+FLASH_OPTS = ("none", "bypass", "insertion", "drop", "all")
+FLASH_CONFIGS = ["static-max", "static-max+flash-none", "static-max+flash-bypass",
+                 "static-max+flash-insertion", "static-max+flash-drop", "static-max+flash-all",
+                 "symbiosis+flash-all"]
+FLASH_CONFIGS_HELP = """RocksDB's flash tier (engine budget, --flash-size): <config>+flash-<opts> runs
+<config> with a flash tier below the DRAM caches, <opts> one of none (the plain
+tier: every eviction stored, passive eviction), bypass, insertion, drop, all;
+--configs flash runs static-max with no tier, with the plain tier, with each
+optimization alone and with all three, and Symbiosis with all three."""
+
+
 BENCH_DESCRIPTIONS = {name: f"{e.loads}\n\n{BENCH_CONFIGS}\n\n{e.budgets_text}"
                       for name, e in ENGINES.items()}
+BENCH_DESCRIPTIONS["rocksdb"] += "\n\n" + FLASH_CONFIGS_HELP
 
 BENCH_EPILOG = """\
 examples:
@@ -127,6 +141,8 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
     if "emulated" in e.budgets:
         p.add_argument("--device-latency", type=cv.seconds("--device-latency"), default="0us",
                        help="emulated budget: latency added to each device read, e.g. 70us")
+    if engine == "rocksdb":
+        _add_flash_args(p)
     p.add_argument("--app-cache-overhead", type=cv.number_in("--app-cache-overhead", -1, 1, True, True, example="0.25"), default=None,
                    help="kernel budget: the share of an application-cache growth that "
                         "Symbiosis expects to come out of the page cache on top of the growth "
@@ -169,6 +185,23 @@ def _add_bench_args(p: argparse.ArgumentParser, engine: str) -> None:
     p.add_argument("--plot", type=cv.plot_path, default=None,
                    help="write a PNG: the timeline, or the grid for grid runs")
     p.add_argument("--quiet", action="store_true", help="no table, no progress")
+
+
+def _add_flash_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--flash-size", type=cv.size("--flash-size"), default=None,
+                   help="the flash tier's size for +flash configurations, e.g. 1GiB "
+                        "(engine budget)")
+    p.add_argument("--flash-path", default=None,
+                   help="the flash tier's file or directory (default: a file in each run's DB "
+                        "directory)")
+    p.add_argument("--flash-region", type=cv.size("--flash-region"), default=None,
+                   help="the flash tier's unit of writes and eviction (default: 1MiB)")
+    p.add_argument("--flash-sync", action="store_true",
+                   help="the flash tier writes on the inserting thread (default: a queue)")
+    p.add_argument("--slow-storage", default=None,
+                   help="emulated storage under the tables for every configuration: hdd, "
+                        "network, none, or MEDIAN[/P99] like 2ms/8ms (engine budget; "
+                        "default: none)")
 
 
 def add_bench_parser(sub: argparse._SubParsersAction) -> None:
@@ -227,7 +260,8 @@ def plan_bench(args: argparse.Namespace) -> BenchPlan:
     """Checks every input of `symbiosis bench` and returns the plan; raises
     InputError (one line) on the first bad one. Loads nothing, runs nothing."""
     engine = args.engine
-    configs = expand_configs(args.configs)
+    configs = expand_configs(args.configs, flash=engine == "rocksdb")
+    check_flash(args, configs)
     if args.side_by_side and ("symbiosis" not in configs or len(configs) < 2):
         raise InputError("--side-by-side runs Symbiosis beside each static configuration; "
                          "give --configs symbiosis and at least one static-...")
@@ -363,26 +397,58 @@ def _plot(output: dict, cells: List[dict], budgets, args: argparse.Namespace, pa
         plots.plot_bench_grid(output, path)
 
 
-def expand_configs(text: str) -> List[str]:
+def expand_configs(text: str, flash: bool = False) -> List[str]:
     """'static-default,static-max,symbiosis', 'sweep' (static-1..7 plus the two
-    baselines) or 'all' (sweep and symbiosis)."""
+    baselines) or 'all' (sweep and symbiosis); with `flash` (RocksDB) also
+    <config>+flash-<opts> and 'flash' (FLASH_CONFIGS)."""
     names: List[str] = []
     for word in [w.strip() for w in text.split(",") if w.strip()]:
+        base, _, opts = word.partition("+flash-")
         if word == "sweep":
             names += ["static-default"] + [f"static-{i}" for i in range(1, 8)] + ["static-max"]
         elif word == "all":
             names += expand_configs("sweep") + ["symbiosis"]
-        elif word in ("symbiosis", "static-default", "static-max") or re.fullmatch(
-                r"static-[0-8]", word):
+        elif word == "flash" and flash:
+            names += FLASH_CONFIGS
+        elif (base in ("symbiosis", "static-default", "static-max") or re.fullmatch(
+                r"static-[0-8]", base)) and (not opts or (flash and opts in FLASH_OPTS)) and (
+                    word == base or opts):
             names.append(word)
+        elif opts or "+" in word:
+            raise InputError(f"--configs: '{word}' is not a configuration; a flash tier is "
+                             + (f"<config>+flash-<opts>, <opts> one of {', '.join(FLASH_OPTS)}"
+                                if flash else "RocksDB's only"))
         else:
             raise InputError(f"--configs: '{word}' is not a configuration; use symbiosis, "
-                             "static-default, static-max, static-0 .. static-8, sweep or all")
+                             "static-default, static-max, static-0 .. static-8, sweep or all"
+                             + (", flash or <config>+flash-<opts>" if flash else ""))
     unique = list(dict.fromkeys(names))
     if not unique:
         raise InputError("--configs is empty; give e.g. static-default,static-max,symbiosis")
     return unique
 
+
+
+def check_flash(args, configs: List[str]) -> None:
+    """A +flash configuration needs --flash-size and the engine budget; the
+    other flash flags need a +flash configuration."""
+    flashed = [c for c in configs if "+flash-" in c]
+    if not flashed:
+        given = [f for f in ("flash_size", "flash_path", "flash_region", "flash_sync")
+                 if getattr(args, f, None)]
+        if given:
+            raise InputError(f"--{given[0].replace('_', '-')} needs a configuration with a "
+                             "flash tier: add e.g. --configs flash or static-max+flash-all")
+        return
+    if args.flash_size is None:
+        raise InputError(f"--configs {flashed[0]} has a flash tier: give its size, e.g. "
+                         "--flash-size 1GiB")
+    if args.budget != "engine":
+        raise InputError("the flash tier needs the engine budget (direct reads); drop --budget "
+                         f"{args.budget}")
+    if getattr(args, "compare_budgets", False):
+        raise InputError("--compare-budgets runs the kernel budget, which has no flash tier; "
+                         "drop it")
 
 
 def compared_budgets(args) -> Optional[Tuple[str, str]]:
@@ -450,6 +516,18 @@ def run_flags(args, memory: int) -> Dict[str, str]:
         flags["allow-fallback"] = True
     if args.app_cache_overhead is not None:
         flags["app-cache-overhead"] = str(args.app_cache_overhead)
+    # RocksDB: slow storage for every configuration; the flash flags only
+    # for those with a tier (bench.run_config).
+    if getattr(args, "slow_storage", None):
+        flags["slow-storage"] = args.slow_storage
+    if getattr(args, "flash_size", None):
+        flags["flash-size"] = str(args.flash_size)
+        if args.flash_path:
+            flags["flash-path"] = args.flash_path
+        if args.flash_region:
+            flags["flash-region"] = str(args.flash_region)
+        if args.flash_sync:
+            flags["flash-sync"] = True
     return flags
 
 

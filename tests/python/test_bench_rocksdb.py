@@ -70,3 +70,45 @@ def test_a_path_that_is_not_a_benchmark_db_is_one_line(tmp_path):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "rocksdb_bench: error:" in lines[0] and "not a benchmark DB" in lines[0]
+
+
+def test_flash_configurations_run_with_their_tier_and_only_they(tmp_path):
+    out = tmp_path / "flash.json"
+    proc = run_cli("bench", "rocksdb", *SMALL, "--db-dir", str(tmp_path / "dbs"),
+                   "--configs", "static-max,static-max+flash-none,static-max+flash-all",
+                   "--flash-size", "32MiB", "--slow-storage", "200us", "--overwrite", "0.1",
+                   "--json", str(out))
+    result = json.loads(out.read_text())
+    by_name = {c["name"]: c for c in result["configs"]}
+    assert list(by_name) == ["static-max", "static-max+flash-none", "static-max+flash-all"]
+    assert "flash_hits" not in by_name["static-max"]["summary"]["engine_counters"]
+    for name in ("static-max+flash-none", "static-max+flash-all"):
+        counters = by_name[name]["summary"]["engine_counters"]
+        assert counters["flash_capacity_bytes"] == 32 << 20
+        assert counters["flash_inserts"] > 0 and counters["flash_failed"] == 0
+        assert counters["storage_mean_read_ns"] >= 200_000  # the emulated latency
+        # every interval line carries the counters (IBOR over time)
+        assert all("flash_entries" in i["engine_counters"] for i in by_name[name]["timeline"])
+    plain = by_name["static-max+flash-none"]["summary"]["engine_counters"]
+    sas = by_name["static-max+flash-all"]["summary"]["engine_counters"]
+    assert plain["flash_bypassed_absent"] == 0 and plain["flash_lookups"] == plain[
+        "flash_lookups_received"]
+    assert sas["flash_lookups"] + sas["flash_bypassed_absent"] + sas[
+        "flash_bypassed_slow"] == sas["flash_lookups_received"]
+    # the tier's DRAM comes out of M: static-max's block cache is smaller with it
+    assert (by_name["static-max+flash-all"]["final_ma_bytes"] + counters["flash_dram_bytes"]
+            <= 48 << 20 < by_name["static-max"]["final_ma_bytes"] + counters["flash_dram_bytes"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--configs", "static-max+flash-all"], "give its size"),
+    (["--configs", "static-max+flash-fast", "--flash-size", "32MiB"], "<config>+flash-<opts>"),
+    (["--flash-size", "32MiB"], "needs a configuration with a flash tier"),
+    (["--configs", "flash", "--flash-size", "32MiB", "--budget", "kernel"], "engine budget"),
+    (["--configs", "flash", "--flash-size", "100KiB"], "below two regions"),
+    (["--configs", "flash", "--flash-size", "32MiB", "--slow-storage", "tape"],
+     "--slow-storage 'tape'"),
+])
+def test_bad_flash_input_is_one_line(tmp_path, args, message):
+    proc = run_cli("bench", "rocksdb", *SMALL, "--db-dir", str(tmp_path), *args, check=False)
+    assert_one_error_line(proc, message)

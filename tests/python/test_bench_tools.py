@@ -51,7 +51,7 @@ def test_controller_bench_names_the_parts_it_has():
 
 @pytest.mark.parametrize("script", ["dynamic_pairs.py", "oracle_held_out.py", "heldout.py",
                                     "tie_replay.py", "stable_change_rules.py",
-                                    "kredis_decision.py", "redis_model.py"])
+                                    "kredis_decision.py", "redis_model.py", "flash_tier.py"])
 def test_scripts_without_the_package_say_which_python_to_use(script, tmp_path):
     # -S leaves out site-packages, where the package is installed.
     proc = subprocess.run([sys.executable, "-S", str(REPO / "bench" / script),
@@ -221,3 +221,46 @@ def test_redis_model_report_rejects_bad_json_in_one_line(tmp_path, content, mess
     assert proc.returncode == 2, proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert message in last and "redis_model.py: error:" in last, proc.stderr
+
+
+def test_the_flash_tier_report_judges_all_three_against_the_plain_tier_beside(tmp_path):
+    import json
+    script = str(REPO / "bench" / "flash_tier.py")
+
+    # A run's 2-s intervals over 20 s, warm from 10 s: `ops` ops/s; each
+    # interval the counters grow as given per second, and `invalid` of
+    # 1000 entries are invalid.
+    def run(ops, lookups, reads, flash_lookups, flash_hits, written, invalid, tier=True):
+        timeline = []
+        for t in range(2, 21, 2):
+            c = {"lookups": lookups * t, "app_hits": (lookups - reads) * t, "reads": reads * t,
+                 "second_tier_hits": 0}
+            if tier:
+                c.update({"flash_lookups": flash_lookups * t, "flash_hits": flash_hits * t,
+                          "flash_bytes_written": written * t, "flash_entries": 1000,
+                          "flash_invalid_entries": invalid})
+            timeline.append({"type": "interval", "t": t, "engine_counters": c})
+        return {"failed": False, "timeline": timeline,
+                "summary": {"throughput_ops": ops, "mean_us": 1e6 / ops, "p99_us": 1e7 / ops,
+                            "hit_app": 1 - reads / lookups, "hit_second_tier": 0.0}}
+
+    plain = run(1000, 1000, 500, 500, 200, 4000, 300)
+    sas = run(1400, 1000, 500, 250, 200, 3000, 10)  # fewer flash lookups, same hits
+    none = run(800, 1000, 500, 0, 0, 0, 0, tier=False)
+    pairs = []
+    for config, r in (("static-max", none), ("static-max+flash-all", sas)):
+        pairs += [{"config": config, "repeat": k, "run": r, "plain": plain} for k in range(2)]
+    cell = {"name": "rrwr-network", "workload": "uniform", "overwrite": 0.1,
+            "storage": "network", "memory_bytes": 64 << 20, "flash_bytes": 512 << 20,
+            "data_bytes": 640 << 20, "warmup": "10s", "duration": "20s", "threads": 8,
+            "pairs": pairs}
+    (tmp_path / "cell-rrwr-network.json").write_text(json.dumps(cell))
+    report = subprocess.run([sys.executable, script, "report", str(tmp_path)],
+                            capture_output=True, text=True, check=True).stdout
+    # all three: 1.40x the plain tier's throughput, its flash hit ratio
+    # 0.8 over 0.4 (2.00x), 0.75x its flash writes, IBOR at most 0.010;
+    # no tier 0.80x, so all three run 1.75x no tier's.
+    assert "| rrwr-network | 1.40x | 2.00x | 0.75x | 0.010 | 1.75x |" in report, report
+    assert "| static-max+flash-none (beside each) | 1,000 |" in report, report
+    assert "| 0.300 |" in report  # the plain tier's IBOR
+    assert (tmp_path / "report.png").exists()

@@ -19,9 +19,9 @@ int Run(BenchEngine& engine, const Flags& flags);
 int Overhead(BenchEngine& engine, const Flags& flags);
 int Limits(const BenchEngine& engine);
 
-// The commands' flags for an engine whose budgets are `budgets` (the
-// first is the default).
-std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets);
+// The commands' flags for `engine` (its budgets, the first the default,
+// and its own flags of run).
+std::vector<CommandSpec> Commands(const BenchEngine& engine);
 
 // Opens the DB, or says why not on stderr and returns null.
 std::unique_ptr<BenchDb> OpenOrExplain(BenchEngine& engine, const OpenRequest& request);

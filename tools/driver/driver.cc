@@ -37,7 +37,8 @@ const char* StateName(const EngineStats& stats) {
   return stats.controller ? ControllerStateName(stats.controller->state) : "static";
 }
 
-std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
+std::vector<CommandSpec> Commands(const BenchEngine& engine) {
+  const std::vector<std::string> budgets = engine.budgets();
   const FlagSpec budget{"budget", "B",
                         "the budget M splits: " + JoinNames(budgets, " | ") + " (default " +
                             budgets.front() + ")"};
@@ -51,7 +52,7 @@ std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
                           "the application cache's per-block overhead in (-1, 1) "
                           "(default: the engine's)"};
   const FlagSpec progress{"progress", "", "a status line on stderr"};
-  return {
+  std::vector<CommandSpec> commands = {
       {"load", "--db DIR --data-size SIZE",
        "Writes a bench DB: keys 0..N-1 with values whose first --alpha share is random\n"
        "and the rest repeats it, so the engine compresses them to about alpha. It is\n"
@@ -99,6 +100,8 @@ std::vector<CommandSpec> Commands(const std::vector<std::string>& budgets) {
        "run accepts, the key length and the largest --value-size.\n",
        {}},
   };
+  for (const FlagSpec& flag : engine.RunFlags()) commands[1].flags.push_back(flag);
+  return commands;
 }
 
 int Limits(const BenchEngine& engine) {
@@ -115,7 +118,7 @@ int Limits(const BenchEngine& engine) {
 int DriverMain(BenchEngine& engine, int argc, char** argv) {
   SetProgramName(engine.name() + "_bench");
   const std::string& program = ProgramName();
-  const std::vector<CommandSpec> commands = Commands(engine.budgets());
+  const std::vector<CommandSpec> commands = Commands(engine);
   std::string usage;
   for (const CommandSpec& c : commands) {
     usage += (usage.empty() ? "usage: " : "       ") + program + " " + c.name +

@@ -76,6 +76,7 @@
 #include <utility>
 #include <vector>
 
+#include "driver/flags.h"
 #include "symbiosis/controller.h"
 
 namespace symbiosis::bench {
@@ -90,8 +91,8 @@ struct EngineStats {
   uint64_t reads = 0;               // misses that read a block
   uint64_t second_tier_hits = 0;    // of which the second tier served
   std::optional<ControllerStats> controller;  // Symbiosis only
-  // An engine's own counters since open, by name (the summary's
-  // "engine_counters").
+  // An engine's own counters since open, by name (the summary's and each
+  // interval line's "engine_counters").
   std::vector<std::pair<std::string, uint64_t>> engine_counters;
 };
 
@@ -149,6 +150,7 @@ struct OpenRequest {
   std::optional<uint64_t> static_ma_bytes;  // nullopt: Symbiosis
   uint64_t device_latency_ns = 0;            // an emulated device's latency
   std::optional<double> app_cache_overhead;  // unset: the engine's default
+  Flags engine_flags;  // the values of BenchEngine::RunFlags given
 };
 
 class BenchEngine {
@@ -166,6 +168,10 @@ class BenchEngine {
   virtual uint64_t default_ma_bytes(uint64_t memory) const = 0;
   // Table files' total size under `path`: D_c.
   virtual uint64_t TableBytes(const std::string& path) const = 0;
+  // Flags of `run` that only this engine has (OpenRequest::engine_flags),
+  // and a one-line error for a bad value among them ("" if all are good).
+  virtual std::vector<FlagSpec> RunFlags() const { return {}; }
+  virtual std::string CheckRunFlags(const Flags& /*flags*/) const { return ""; }
 
   virtual std::unique_ptr<BenchLoader> Create(const std::string& path, std::string* error) = 0;
   // nullptr and a one-line `error` if the DB cannot be opened.

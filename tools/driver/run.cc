@@ -202,6 +202,11 @@ int RunBody(BenchEngine& engine, const RunConfig& c) {
     line["cgroup_anon_bytes"] = usage.anon;
     line["errors"] = errors.count() - prev_errors;
     line["rounds"] = NewRounds(stats, &rounds_reported);
+    if (!stats.engine_counters.empty()) {
+      Json counters = Json::object();
+      for (const auto& [name, value] : stats.engine_counters) counters[name] = value;
+      line["engine_counters"] = counters;
+    }
     PrintLine(line);
     prev_errors = errors.count();
     if (c.progress) {
@@ -321,6 +326,12 @@ int Run(BenchEngine& engine, const Flags& flags) {
   c.progress = flags.Has("progress");
   if (flags.Has("app-cache-overhead")) {
     c.open.app_cache_overhead = ParseOverhead(flags.Get("app-cache-overhead", ""));
+  }
+  for (const FlagSpec& flag : engine.RunFlags()) {
+    if (flags.Has(flag.name)) c.open.engine_flags.values[flag.name] = flags.Get(flag.name, "");
+  }
+  if (const std::string error = engine.CheckRunFlags(c.open.engine_flags); !error.empty()) {
+    Fail(2, error);
   }
   return RunUnderBudget(
       engine.NeedsCgroup(c.open.budget), &c.open,

@@ -16,7 +16,8 @@ constexpr uint64_t kBlockTrailer = 5;
 // The lookup in progress on this thread, and the miss waiting for its read
 // and its insert.
 struct ThreadState {
-  enum class Secondary { kNone, kHit, kMiss };
+  // kFlashHit: both DRAM tiers missed and the flash tier served.
+  enum class Secondary { kNone, kHit, kMiss, kFlashHit };
   Secondary secondary = Secondary::kNone;
   uint64_t secondary_start_ns = 0;
   // Time this thread spent storing into the secondary, summed; a miss
@@ -97,6 +98,15 @@ void Adapter::OnSecondaryLookup(bool hit, uint64_t start_ns) {
   state.store_mark = state.store_ns;
 }
 
+void Adapter::OnFlashHit() {
+  if (!Foreground()) return;
+  state.secondary = ThreadState::Secondary::kFlashHit;
+}
+
+void Adapter::OnFlashInsert(uint64_t ns) {
+  if (Foreground()) state.store_ns += ns;
+}
+
 void Adapter::OnSecondaryStore(uint64_t ns) {
   if (!Foreground()) return;
   state.store_ns += ns;
@@ -112,16 +122,20 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t size) {
   mine.Add(&Counters::lookups, 1);
   const bool primary_hit = found && state.secondary == ThreadState::Secondary::kNone;
   const bool secondary_hit = found && state.secondary == ThreadState::Secondary::kHit;
+  const bool flash_hit = found && state.secondary == ThreadState::Secondary::kFlashHit;
   if (primary_hit) mine.Add(&Counters::hits, 1);
   // A secondary hit's time runs to here: the block's promotion into the
   // primary, and the eviction that makes room for it, are part of the
   // miss as a device read's insert is part of its; the store the eviction
   // may cause is not (StoresLeftOut).
-  const uint64_t secondary_ns =
-      secondary_hit ? StoresLeftOut(SteadyNowNs() - state.secondary_start_ns) : 0;
-  if (secondary_hit) {
+  // A flash hit is, to the split of DRAM, a device read that was fast.
+  const uint64_t secondary_ns = secondary_hit || flash_hit
+                                    ? StoresLeftOut(SteadyNowNs() - state.secondary_start_ns)
+                                    : 0;
+  if (secondary_hit || flash_hit) {
     mine.Add(&Counters::reads, 1);
-    mine.Add(&Counters::second_tier_hits, 1);
+    mine.Add(&Counters::second_tier_hits, secondary_hit);
+    mine.Add(&Counters::flash_hits, flash_hit);
     mine.Add(&Counters::miss_ns, secondary_ns);
   }
   if (!found) {  // the read and the insert follow on this thread
@@ -141,7 +155,7 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t size) {
   // M/D_u 0.8).
   if (!controller->simulating()) {
     controller->RecordAppAccessUnidentified(primary_hit);
-    if (secondary_hit) controller->RecordReadUnidentified(true, secondary_ns);
+    if (secondary_hit || flash_hit) controller->RecordReadUnidentified(secondary_hit, secondary_ns);
     return;
   }
   const std::optional<KeyLocation> where = key_map_.Find(key);
@@ -152,7 +166,7 @@ void Adapter::OnLookupEnd(std::string_view key, bool found, size_t size) {
   const Block block{where->file_id, where->offset, DiskBytes(size),
                     static_cast<uint32_t>(std::min<size_t>(size, UINT32_MAX))};
   controller->RecordAppAccess(block, primary_hit);
-  if (secondary_hit) controller->RecordRead(block, true, secondary_ns);
+  if (secondary_hit || flash_hit) controller->RecordRead(block, secondary_hit, secondary_ns);
 }
 
 void Adapter::OnRead(uint64_t file_id, uint64_t offset, uint64_t n, bool second_tier_hit,
@@ -237,6 +251,7 @@ AccessCounts Adapter::Counts() const {
     c.hits += slot.hits.Load();
     c.reads += slot.reads.Load();
     c.second_tier_hits += slot.second_tier_hits.Load();
+    c.flash_hits += slot.flash_hits.Load();
     c.miss_ns += slot.miss_ns.Load();
     c.second_tier_stores += slot.second_tier_stores.Load();
     c.store_ns += slot.store_ns.Load();

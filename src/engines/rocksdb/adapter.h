@@ -4,6 +4,7 @@
 // A foreground data-block read is seen on one thread as:
 //   block cache Lookup(key)           -> OnLookupStart, then OnLookupEnd
 //     (primary miss) secondary Lookup -> OnSecondaryLookup (hit or miss)
+//       (it missed) flash tier hit   -> OnFlashHit
 //   (both missed) table file Read     -> OnRead(file, offset, n)
 //   block cache Insert(key)           -> OnInsert(key, charge, size)
 // and an insert into the primary that evicts a block may have the
@@ -53,6 +54,7 @@ struct AccessCounts {
   uint64_t hits = 0;             // of which primary hits
   uint64_t reads = 0;            // misses served below the primary cache
   uint64_t second_tier_hits = 0;  // of which the second tier served
+  uint64_t flash_hits = 0;       // of which the flash tier served
   uint64_t miss_ns = 0;          // summed time of those misses
   uint64_t second_tier_stores = 0;  // blocks the secondary stored, compressed
   uint64_t store_ns = 0;            // summed time of those stores
@@ -82,11 +84,19 @@ class Adapter {
   // lookup, decompression, the object's creation, its insert into the
   // primary and the eviction it causes, less any store (below).
   void OnSecondaryLookup(bool hit, uint64_t start_ns);
+  // The flash tier served the lookup the secondary missed (after
+  // OnSecondaryLookup). To the Controller it is a device read, timed as a
+  // secondary hit is.
+  void OnFlashHit();
   // An insert's charge and its contents' size (the charge where no helper
   // tells it).
   void OnInsert(std::string_view key, size_t charge, size_t size);
   // The secondary stored a block (not a dummy) in `ns` on this thread.
   void OnSecondaryStore(uint64_t ns);
+  // The flash tier took `ns` of this thread to consider an insert: left
+  // out of the miss it happened in, as a store is, but no store to the
+  // Controller (its model has no flash).
+  void OnFlashInsert(uint64_t ns);
 
   // A foreground read of `n` bytes at `offset` of table `file_id`;
   // `second_tier_hit`: the page cache held them all (kernel budget).
@@ -108,6 +118,7 @@ class Adapter {
     Counter hits;
     Counter reads;
     Counter second_tier_hits;
+    Counter flash_hits;
     Counter miss_ns;
     Counter second_tier_stores;
     Counter store_ns;

@@ -80,4 +80,16 @@ std::vector<uint64_t> CacheKeyMap::Forget(uint64_t file_id) {
   return prefixes;
 }
 
+std::vector<uint64_t> CacheKeyMap::PrefixesOf(uint64_t file_id) const {
+  std::vector<uint64_t> prefixes;
+  std::lock_guard<std::mutex> lock(learn_mu_);
+  for (const Slot& slot : *slots_) {
+    const uint64_t prefix = slot.prefix.load(std::memory_order_relaxed);
+    if (prefix != 0 && slot.file_id.load(std::memory_order_relaxed) == file_id) {
+      prefixes.push_back(prefix);
+    }
+  }
+  return prefixes;
+}
+
 }  // namespace symbiosis::rocksdb

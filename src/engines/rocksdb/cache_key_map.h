@@ -50,6 +50,9 @@ class CacheKeyMap {
   // Forgets every prefix of `file_id` (the file was deleted) and returns
   // them.
   std::vector<uint64_t> Forget(uint64_t file_id);
+  // The prefixes learned for `file_id` (a scan of the table, for events
+  // as rare as compactions).
+  std::vector<uint64_t> PrefixesOf(uint64_t file_id) const;
 
   // The offset Find gives for a block at `offset`: RocksDB keys offset >> 2,
   // so it is rounded down to 4 bytes. A block read is reported at this
@@ -74,7 +77,7 @@ class CacheKeyMap {
 
   const Slot* Probe(uint64_t prefix) const;
 
-  std::mutex learn_mu_;
+  mutable std::mutex learn_mu_;
   std::unique_ptr<std::array<Slot, kCapacity>> slots_;
 };
 

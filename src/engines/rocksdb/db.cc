@@ -11,9 +11,11 @@
 #include "engines/common/engine_kit.h"
 #include "engines/rocksdb/adapter.h"
 #include "engines/rocksdb/entry_metadata.h"
+#include "engines/rocksdb/flash_tier.h"
 #include "engines/rocksdb/observing_cache.h"
 #include "engines/rocksdb/observing_secondary_cache.h"
 #include "engines/rocksdb/slab_allocator.h"
+#include "engines/rocksdb/slow_file_system.h"
 #include "engines/rocksdb/table_file_system.h"
 #include "symbiosis/cgroup.h"
 #include "symbiosis/error.h"
@@ -29,13 +31,18 @@ using engine_kit::MiB;
 
 class BudgetImpl;
 
+// The block size the flash tier's index is sized for (RocksDB's default).
+constexpr uint32_t kFlashEntryBytes = 4096;
+
 // Deleted table files: their entries leave the key map, the ghosts and
-// the secondary cache.
-class DeletionListener final : public ::rocksdb::EventListener {
+// the secondary caches. Compactions: the flash tier's insertion control.
+class TableListener final : public ::rocksdb::EventListener {
  public:
-  DeletionListener(BudgetImpl* budget, uint32_t db_index) : budget_(budget), db_index_(db_index) {}
-  const char* Name() const override { return "SymbiosisDeletionListener"; }
+  TableListener(BudgetImpl* budget, uint32_t db_index) : budget_(budget), db_index_(db_index) {}
+  const char* Name() const override { return "SymbiosisTableListener"; }
   void OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo& info) override;
+  void OnCompactionBegin(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) override;
+  void OnCompactionCompleted(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) override;
 
  private:
   BudgetImpl* const budget_;
@@ -92,8 +99,10 @@ class DbImpl final : public Db {
 
 class BudgetImpl final : public SharedBudget, public std::enable_shared_from_this<BudgetImpl> {
  public:
-  BudgetImpl(const BudgetOptions& options, uint64_t memory)
-      : options_(options), memory_(memory) {}
+  // `memory`: what the caches split (M less the flash tier's DRAM).
+  BudgetImpl(const BudgetOptions& options, uint64_t memory, std::shared_ptr<FlashTier> flash,
+             std::shared_ptr<SlowDevice> slow)
+      : options_(options), memory_(memory), flash_(std::move(flash)), slow_(std::move(slow)) {}
   ~BudgetImpl() override {
     room_.reset();
     adapter_.link().Set(nullptr);
@@ -110,6 +119,13 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
     resizer_->SetAppCacheCapacity(bytes);
     resizer_->SetSecondTierCapacity(memory_ - std::min(bytes, memory_));
   }
+  ::rocksdb::Status SetFlashCapacity(uint64_t bytes) override {
+    if (flash_ == nullptr) {
+      return ::rocksdb::Status::NotSupported(
+          "this budget has no flash tier; give BudgetOptions::flash.path to have one");
+    }
+    return flash_->SetCapacity(bytes);
+  }
   void Suspend(bool suspended) override { adapter_.link().Suspend(suspended); }
   size_t DeletedTableKeys() override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -121,8 +137,24 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
     return secondary_->Holds(deleted_keys_);
   }
 
+  // A compaction of these tables began, or failed: the flash tier stops,
+  // or resumes, taking their blocks.
+  void OnCompaction(const std::vector<uint64_t>& file_ids, bool began) {
+    if (flash_ == nullptr) return;
+    std::vector<uint64_t> prefixes;
+    for (const uint64_t id : file_ids) {
+      for (const uint64_t prefix : adapter_.key_map().PrefixesOf(id)) prefixes.push_back(prefix);
+    }
+    if (began) {
+      flash_->OnCompactionBegin(prefixes);
+    } else {
+      flash_->OnCompactionFailed(prefixes);
+    }
+  }
+
   void OnTableDeleted(uint64_t file_id) {
     const std::vector<uint64_t> prefixes = adapter_.OnFileDeleted(file_id);
+    if (flash_ != nullptr) flash_->OnTablesDeleted(prefixes);
     if (secondary_ == nullptr) return;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -139,6 +171,8 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
 
   const BudgetOptions options_;
   const uint64_t memory_;
+  const std::shared_ptr<FlashTier> flash_;   // engine budget, if asked
+  const std::shared_ptr<SlowDevice> slow_;   // engine budget, if asked
   Adapter adapter_;
   std::shared_ptr<SlabAllocator> slab_allocator_;        // engine budget, if asked
   std::shared_ptr<ObservingSecondaryCache> secondary_;  // engine budget
@@ -153,11 +187,46 @@ class BudgetImpl final : public SharedBudget, public std::enable_shared_from_thi
   std::vector<std::string> deleted_keys_;  // guarded by mu_; for tests
 };
 
-void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo& info) {
+void TableListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo& info) {
   if (!info.status.ok()) return;
   if (const std::optional<uint64_t> number = TableFileNumber(info.file_path)) {
     budget_->OnTableDeleted(TableFileId(db_index_, *number));
   }
+}
+
+namespace {
+
+// The compaction's inputs that it rewrites: not those it only moves to
+// another level (they are among its outputs too).
+std::vector<uint64_t> RewrittenInputs(const ::rocksdb::CompactionJobInfo& info, uint32_t db_index,
+                                      bool moved) {
+  std::vector<uint64_t> outputs;
+  for (const std::string& path : info.output_files) {
+    if (const std::optional<uint64_t> n = TableFileNumber(path)) outputs.push_back(*n);
+  }
+  std::vector<uint64_t> ids;
+  for (const ::rocksdb::CompactionFileInfo& input : info.input_file_infos) {
+    const bool is_output =
+        std::find(outputs.begin(), outputs.end(), input.file_number) != outputs.end();
+    if (is_output == moved) ids.push_back(TableFileId(db_index, input.file_number));
+  }
+  return ids;
+}
+
+}  // namespace
+
+void TableListener::OnCompactionBegin(::rocksdb::DB* /*db*/,
+                                      const ::rocksdb::CompactionJobInfo& info) {
+  budget_->OnCompaction(RewrittenInputs(info, db_index_, /*moved=*/false), /*began=*/true);
+}
+
+void TableListener::OnCompactionCompleted(::rocksdb::DB* /*db*/,
+                                          const ::rocksdb::CompactionJobInfo& info) {
+  // A failed compaction keeps its inputs; a move keeps its file.
+  if (!info.status.ok()) {
+    budget_->OnCompaction(RewrittenInputs(info, db_index_, /*moved=*/false), /*began=*/false);
+  }
+  budget_->OnCompaction(RewrittenInputs(info, db_index_, /*moved=*/true), /*began=*/false);
 }
 
 ::rocksdb::Status BudgetImpl::Init() {
@@ -198,7 +267,7 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
       return ::rocksdb::Status::InvalidArgument(
           "RocksDB could not create its compressed secondary cache; check secondary_compression");
     }
-    secondary_ = std::make_shared<ObservingSecondaryCache>(std::move(real), &adapter_);
+    secondary_ = std::make_shared<ObservingSecondaryCache>(std::move(real), &adapter_, flash_);
     lru.secondary_cache = secondary_;
   }
   std::shared_ptr<::rocksdb::Cache> cache = ::rocksdb::NewLRUCache(lru);
@@ -276,12 +345,19 @@ void DeletionListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo
   }
   const std::shared_ptr<::rocksdb::FileSystem> base =
       engine.env != nullptr ? engine.env->GetFileSystem() : ::rocksdb::FileSystem::Default();
-  auto fs = std::make_shared<TableFileSystem>(base, &adapter_, db_index);
+  std::shared_ptr<::rocksdb::FileSystem> below = base;
+  if (slow_ != nullptr) below = std::make_shared<SlowFileSystem>(base, slow_);
+  std::function<void(uint64_t)> on_device_read;
+  if (flash_ != nullptr) {
+    FlashTier* flash = flash_.get();
+    on_device_read = [flash](uint64_t ns) { flash->OnStorageRead(ns); };
+  }
+  auto fs = std::make_shared<TableFileSystem>(below, &adapter_, db_index, std::move(on_device_read));
   std::unique_ptr<::rocksdb::Env> env = ::rocksdb::NewCompositeEnv(fs);
   ::rocksdb::Options options = engine;
   options.env = env.get();
   if (engine_budget()) options.use_direct_reads = true;
-  options.listeners.push_back(std::make_shared<DeletionListener>(this, db_index));
+  options.listeners.push_back(std::make_shared<TableListener>(this, db_index));
   ::rocksdb::BlockBasedTableOptions t = table;
   t.block_cache = primary_;
   std::shared_ptr<::rocksdb::TableFactory> factory(::rocksdb::NewBlockBasedTableFactory(t));
@@ -327,6 +403,7 @@ Stats BudgetImpl::GetStats() const {
   s.miss_ns = c.miss_ns;
   s.unmapped_lookups = c.unmapped;
   s.suspended = adapter_.link().suspended();
+  if (flash_ != nullptr) s.flash = flash_->Stats();
   if (controller_) s.controller = controller_->Stats();
   return s;
 }
@@ -335,6 +412,10 @@ Stats DbImpl::GetStats() const { return budget_->GetStats(); }
 void DbImpl::Suspend(bool suspended) { budget_->Suspend(suspended); }
 
 }  // namespace
+
+uint64_t FlashTierDramBytes(const FlashTierOptions& options) {
+  return FlashTier::PlannedDramBytes(options, kFlashEntryBytes);
+}
 
 const char* BudgetName(Budget budget) {
   return budget == Budget::kEngine ? "engine" : "kernel";
@@ -355,10 +436,39 @@ const char* BudgetName(Budget budget) {
   } catch (const std::exception& e) {  // InputError, CgroupError
     return ::rocksdb::Status::InvalidArgument(e.what());
   }
+  std::shared_ptr<FlashTier> flash;
+  std::shared_ptr<SlowDevice> slow;
+  if (!options.flash.path.empty() || options.slow_storage.median_ns > 0) {
+    if (!engine) {
+      return ::rocksdb::Status::InvalidArgument(
+          "the flash tier and slow storage need the engine budget (direct reads: in the kernel "
+          "budget the page cache sits between the tiers); set budget to kEngine");
+    }
+    try {
+      if (options.slow_storage.median_ns > 0) {
+        slow = std::make_shared<SlowDevice>(options.slow_storage);
+      }
+      if (!options.flash.path.empty()) {
+        const uint64_t dram = FlashTier::PlannedDramBytes(options.flash, kFlashEntryBytes);
+        if (memory < dram + kMinMemoryBytes) {
+          return ::rocksdb::Status::InvalidArgument(
+              "the flash tier's index and buffers take " + MiB(dram) + " of the budget " +
+              MiB(memory) + ", leaving less than " + MiB(kMinMemoryBytes) +
+              " for the caches; raise the budget or shrink the tier");
+        }
+        memory -= dram;
+        flash = std::make_shared<FlashTier>(options.flash, kFlashEntryBytes);
+      }
+    } catch (const InputError& e) {
+      return ::rocksdb::Status::InvalidArgument(e.what());
+    }
+  }
   if (!options.adaptive && options.static_ma_bytes > memory) {
-    return ::rocksdb::Status::InvalidArgument("static_ma_bytes " + MiB(options.static_ma_bytes) +
-                                              " is above the budget " + MiB(memory) +
-                                              "; lower it");
+    return ::rocksdb::Status::InvalidArgument(
+        "static_ma_bytes " + MiB(options.static_ma_bytes) +
+        (flash != nullptr ? " is above the " + MiB(memory) + " the caches have beside the flash tier"
+                          : " is above the budget " + MiB(memory)) +
+        "; lower it");
   }
   if (options.adaptive) {
     try {
@@ -369,7 +479,7 @@ const char* BudgetName(Budget budget) {
       return ::rocksdb::Status::InvalidArgument(e.what());
     }
   }
-  auto impl = std::make_shared<BudgetImpl>(options, memory);
+  auto impl = std::make_shared<BudgetImpl>(options, memory, std::move(flash), std::move(slow));
   const ::rocksdb::Status s = impl->Init();
   if (!s.ok()) return s;
   *budget = std::move(impl);

@@ -59,11 +59,17 @@ std::string Key(uint64_t prefix, uint64_t low) {
 }  // namespace
 
 ObservingSecondaryCache::ObservingSecondaryCache(
-    std::shared_ptr<::rocksdb::SecondaryCache> target, Adapter* adapter)
-    : target_(std::move(target)), adapter_(adapter) {}
+    std::shared_ptr<::rocksdb::SecondaryCache> target, Adapter* adapter,
+    std::shared_ptr<FlashTier> flash)
+    : target_(std::move(target)), adapter_(adapter), flash_(std::move(flash)) {}
 
 ::rocksdb::Status ObservingSecondaryCache::Insert(const ::rocksdb::Slice& key, void* value,
                                                   const ::rocksdb::Cache::CacheItemHelper* helper) {
+  if (flash_ != nullptr) {
+    const uint64_t start = SteadyNowNs();
+    flash_->Insert(key, value, helper).PermitUncheckedError();
+    adapter_->OnFlashInsert(SteadyNowNs() - start);
+  }
   if (key.size() == 16) {
     const std::string_view k(key.data(), key.size());
     std::lock_guard<std::mutex> lock(mu_);
@@ -88,7 +94,14 @@ std::unique_ptr<::rocksdb::SecondaryCacheResultHandle> ObservingSecondaryCache::
   // means the value is coming.
   const bool hit = handle != nullptr && (!wait || handle->Value() != nullptr);
   adapter_->OnSecondaryLookup(hit, start);
-  return handle;
+  if (hit || flash_ == nullptr) return handle;
+  bool in_flash = false;
+  std::unique_ptr<::rocksdb::SecondaryCacheResultHandle> flash =
+      flash_->Lookup(key, create_cb, wait, advise_erase, in_flash);
+  if (flash == nullptr) return handle;
+  adapter_->OnFlashHit();
+  is_in_sec_cache = false;
+  return flash;
 }
 
 void ObservingSecondaryCache::Erase(const ::rocksdb::Slice& key) { target_->Erase(key); }

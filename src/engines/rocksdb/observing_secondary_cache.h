@@ -19,6 +19,14 @@
 // bytes per distinct block inserted of a live table, plus the hash set's
 // overhead. KeysOf and Holds count what is left of a file, for tests.
 //
+// With a flash tier below (engine budget), the wrapper is where the tiers
+// meet, since RocksDB 7.8 takes one secondary cache per block cache: a
+// lookup the compressed cache misses goes to the flash tier (a hit there
+// is reported as OnFlashHit), and a block evicted from the block cache is
+// offered to the flash tier first, whose own rules decide (flash_tier.h),
+// then to the compressed cache. The flash tier keeps its own capacity:
+// SetCapacity is the compressed cache's, which the Controller sets.
+//
 // Thread-safe.
 
 #ifndef SYMBIOSIS_ENGINES_ROCKSDB_OBSERVING_SECONDARY_CACHE_H_
@@ -34,13 +42,15 @@
 #include <vector>
 
 #include "engines/rocksdb/adapter.h"
+#include "engines/rocksdb/flash_tier.h"
 
 namespace symbiosis::rocksdb {
 
 class ObservingSecondaryCache final : public ::rocksdb::SecondaryCache {
  public:
-  // REQUIRES: `adapter` outlives the cache.
-  ObservingSecondaryCache(std::shared_ptr<::rocksdb::SecondaryCache> target, Adapter* adapter);
+  // REQUIRES: `adapter` outlives the cache. `flash` may be null.
+  ObservingSecondaryCache(std::shared_ptr<::rocksdb::SecondaryCache> target, Adapter* adapter,
+                          std::shared_ptr<FlashTier> flash = nullptr);
 
   const char* Name() const override { return "SymbiosisObservingSecondaryCache"; }
 
@@ -71,6 +81,7 @@ class ObservingSecondaryCache final : public ::rocksdb::SecondaryCache {
  private:
   const std::shared_ptr<::rocksdb::SecondaryCache> target_;
   Adapter* const adapter_;
+  const std::shared_ptr<FlashTier> flash_;
   std::mutex mu_;
   std::unordered_map<uint64_t, std::unordered_set<uint64_t>> keys_;  // prefix -> lows
   std::unordered_set<uint64_t> dropped_;                             // prefixes

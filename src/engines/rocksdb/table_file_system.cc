@@ -42,9 +42,11 @@ thread_local BounceBuffer bounce;
 class TableFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
  public:
   TableFile(std::unique_ptr<::rocksdb::FSRandomAccessFile> target, Adapter* adapter,
-            uint64_t file_id, bool direct, int probe_fd)
+            std::function<void(uint64_t)> on_device_read, uint64_t file_id, bool direct,
+            int probe_fd)
       : FSRandomAccessFileOwnerWrapper(std::move(target)),
         adapter_(adapter),
+        on_device_read_(std::move(on_device_read)),
         file_id_(file_id),
         direct_(direct),
         probe_fd_(probe_fd),
@@ -68,7 +70,10 @@ class TableFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
     const ::rocksdb::IOStatus s =
         direct_ ? AlignedRead(offset, n, options, result, scratch, dbg)
                 : target()->Read(offset, n, options, result, scratch, dbg);
-    if (s.ok() && report) adapter_->OnRead(file_id_, offset, n, resident, start, sched);
+    if (s.ok() && report) {
+      if (!resident && on_device_read_) on_device_read_(SteadyNowNs() - start);
+      adapter_->OnRead(file_id_, offset, n, resident, start, sched);
+    }
     return s;
   }
 
@@ -118,6 +123,7 @@ class TableFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
   }
 
   Adapter* const adapter_;
+  const std::function<void(uint64_t)> on_device_read_;
   const uint64_t file_id_;
   const bool direct_;
   const int probe_fd_;
@@ -135,8 +141,12 @@ uint64_t TableFileId(uint32_t db_index, uint64_t number) {
 }
 
 TableFileSystem::TableFileSystem(std::shared_ptr<::rocksdb::FileSystem> target,
-                                 Adapter* adapter, uint32_t db_index)
-    : FileSystemWrapper(target), adapter_(adapter), db_index_(db_index) {}
+                                 Adapter* adapter, uint32_t db_index,
+                                 std::function<void(uint64_t ns)> on_device_read)
+    : FileSystemWrapper(target),
+      adapter_(adapter),
+      db_index_(db_index),
+      on_device_read_(std::move(on_device_read)) {}
 
 ::rocksdb::IOStatus TableFileSystem::NewRandomAccessFile(
     const std::string& path, const ::rocksdb::FileOptions& options,
@@ -153,7 +163,7 @@ TableFileSystem::TableFileSystem(std::shared_ptr<::rocksdb::FileSystem> target,
   }
   struct stat st;
   if (stat(path.c_str(), &st) == 0) adapter_->OnFileOpened(file_id, static_cast<uint64_t>(st.st_size));
-  *result = std::make_unique<TableFile>(std::move(*result), adapter_, file_id,
+  *result = std::make_unique<TableFile>(std::move(*result), adapter_, on_device_read_, file_id,
                                         options.use_direct_reads, probe_fd);
   return s;
 }

@@ -13,7 +13,8 @@
 // kernel budget) are probed for residency first (ResidencyProbe), exactly.
 //
 // Reads at Env::IO_LOW priority (compaction) and reads on RocksDB's
-// background threads are not reported.
+// background threads are not reported. A foreground device read's time
+// also goes to `on_device_read` when given (the flash tier's bypass).
 
 #ifndef SYMBIOSIS_ENGINES_ROCKSDB_TABLE_FILE_SYSTEM_H_
 #define SYMBIOSIS_ENGINES_ROCKSDB_TABLE_FILE_SYSTEM_H_
@@ -21,6 +22,7 @@
 #include <rocksdb/file_system.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +43,7 @@ class TableFileSystem final : public ::rocksdb::FileSystemWrapper {
  public:
   // REQUIRES: `adapter` outlives every file opened.
   TableFileSystem(std::shared_ptr<::rocksdb::FileSystem> target, Adapter* adapter,
-                  uint32_t db_index);
+                  uint32_t db_index, std::function<void(uint64_t ns)> on_device_read = nullptr);
 
   const char* Name() const override { return "SymbiosisTableFileSystem"; }
 
@@ -53,6 +55,7 @@ class TableFileSystem final : public ::rocksdb::FileSystemWrapper {
  private:
   Adapter* const adapter_;
   const uint32_t db_index_;
+  const std::function<void(uint64_t)> on_device_read_;
 };
 
 }  // namespace symbiosis::rocksdb
