@@ -9,15 +9,16 @@ run at the same time as the plain flash tier (SAS-Cache's baseline).
 A cell is a workload on a storage preset: read-random-write-random 90/10
 (uniform reads, a tenth of the requests overwrite) and mixgraph with 14%
 writes (db_bench's mix), on `network` and `hdd` (docs/flash-tier.md, "Slow
-storage"). M = --memory of DRAM, a flash tier of --flash-ratio times M,
-D_u = --data-ratio times M. The configurations are `symbiosis bench
-rocksdb --configs flash`'s: static-max (block cache = M) with no tier,
-with the plain tier, with each optimization alone and with all three,
-and Symbiosis splitting DRAM with all three. Each but the plain tier runs
---repeats times beside a plain-tier run, one CPU each, the CPUs swapped
-at every repeat, on two fresh copies of the DB; ratios are over the plain
-run beside (geometric means over the repeats). Each run's measure starts
-after --warmup.
+storage"). M = --memory-mib of DRAM, a flash tier of --flash-ratio
+times M, D_u = --data-ratio times M. The configurations are `symbiosis
+bench rocksdb --configs flash`'s: static-max (block cache = M) with no
+tier, with the plain tier, with each optimization alone and with all
+three, and Symbiosis splitting DRAM with all three. Each but the plain
+tier runs --repeats times beside a plain-tier run, one CPU each, the
+CPUs swapped at every repeat, on two fresh copies of the DB; ratios are
+over the plain run beside (geometric means over the repeats). All three
+with synchronous inserts run likewise beside all three with the queue.
+Each run's measure starts after --warmup.
 
 The report gives per cell and configuration: throughput, mean and p99
 latency over the plain tier's, the overall hit ratio (requests' blocks
@@ -46,6 +47,7 @@ except ImportError:
              "project's .venv/bin/python (scripts/setup.sh makes it)")
 
 PLAIN = "static-max+flash-none"
+ALL = "static-max+flash-all"
 NO_TIER = "static-max"
 CELLS = [  # name, workload, overwrite share, storage
     ("rrwr-network", "uniform", 0.1, "network"),
@@ -91,20 +93,23 @@ def run(folder: str, args: argparse.Namespace) -> None:
                 sys.exit(e.status)
             flags = driver_args(args, overwrite, storage, workload)
             pairs: List[dict] = []
+            # (configuration, its partner, the configuration's own flags)
+            plan = [(c, PLAIN, {}) for c in FLASH_CONFIGS if c != PLAIN]
+            plan.append((ALL, ALL, {"flash-sync": True}))  # a synchronous insert's cost
             with side_by_side(log) as (cpu_sets, pool):
-                for config in [c for c in FLASH_CONFIGS if c != PLAIN]:
+                for config, partner, own in plan:
+                    label = config + (" (sync)" if own else "")
                     for k in range(args.repeats):
-                        log(f"{name}: {config} beside the plain tier ({k + 1} of "
-                            f"{args.repeats}) ...")
+                        log(f"{name}: {label} beside {partner} ({k + 1} of {args.repeats}) ...")
                         a, b = (0, 1) if len(pairs) % 2 == 0 else (1, 0)
                         with store.pair_copies(db) as copies:
-                            one = pool.submit(run_config, copies[0], config, flags, False,
-                                              cpu_sets[a], "rocksdb")
-                            plain = pool.submit(run_config, copies[1], PLAIN, flags, False,
+                            one = pool.submit(run_config, copies[0], config, dict(flags, **own),
+                                              False, cpu_sets[a], "rocksdb")
+                            other = pool.submit(run_config, copies[1], partner, flags, False,
                                                 cpu_sets[b], "rocksdb")
-                            pairs.append({"config": config, "repeat": k,
+                            pairs.append({"config": label, "partner": partner, "repeat": k,
                                           "cpus": sorted(cpu_sets[a]) if cpu_sets[a] else None,
-                                          "run": one.result(), "plain": plain.result()})
+                                          "run": one.result(), "plain": other.result()})
             cell = {"name": name, "workload": workload, "overwrite": overwrite,
                     "storage": storage, "memory_bytes": memory,
                     "flash_bytes": int(args.flash_ratio * memory),
@@ -157,6 +162,8 @@ def metrics(run: dict, warmup_s: float) -> Optional[dict]:
         m["ibor_max"] = max(ibor) if ibor else 0.0
         m["bypassed"] = d.get("flash_bypassed_absent", 0) + d.get("flash_bypassed_slow", 0)
         m["queue_full"] = d.get("flash_inserts_queue_full", 0)
+        if d.get("flash_inserts"):
+            m["insert_us"] = d["flash_insert_ns"] / d["flash_inserts"] / 1000
     return m
 
 
@@ -170,6 +177,7 @@ def cell_rows(cell: dict) -> List[dict]:
     own measures (medians over its repeats)."""
     warmup = seconds(cell["warmup"])
     rows = []
+    cell = dict(cell, pairs=[p for p in cell["pairs"] if p.get("partner", PLAIN) == PLAIN])
     plain_runs = [metrics(p["plain"], warmup) for p in cell["pairs"]]
     plain_ok = [m for m in plain_runs if m]
     for config in dict.fromkeys(p["config"] for p in cell["pairs"]):
@@ -186,7 +194,8 @@ def cell_rows(cell: dict) -> List[dict]:
         row["p99_ratio"] = ratio("p99_us")
         row["flash_hit_ratio"] = ratio("flash_hit")
         row["flash_bytes_ratio"] = ratio("flash_bytes")
-        for key in ("ops", "mean_us", "p99_us", "overall_hit", "flash_hit", "ibor_max"):
+        for key in ("ops", "mean_us", "p99_us", "overall_hit", "flash_hit", "ibor_max",
+                    "insert_us"):
             values = sorted(m[key] for m, _ in ok if m.get(key) is not None)
             row[key] = values[(len(values) - 1) // 2] if values else None
         rows.append(row)
@@ -235,7 +244,7 @@ def report(folder: str) -> None:
                 f"| {fmt(r.get('flash_bytes_ratio'), '{:.2f}x')} "
                 f"| {fmt(r['ibor_max'], '{:.3f}')} |")
         lines.append("")
-    lines += targets(cells)
+    lines += targets(cells) + [""] + sync_inserts(cells)
     with open(os.path.join(folder, "report.md"), "w") as out:
         out.write("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -259,6 +268,27 @@ def targets(cells: List[dict]) -> List[str]:
                    f"| {fmt(sas.get('ibor_max'), '{:.3f}')} | {fmt(vs_none, '{:.2f}x')} |")
     return out + ["", "vs no tier: all three's throughput ratio over the plain tier divided by "
                   "no tier's (both measured beside a plain tier)."]
+
+
+def sync_inserts(cells: List[dict]) -> List[str]:
+    """All three with synchronous inserts beside all three with the queue:
+    the inserting threads' time per block offered, and throughput."""
+    out = ["| cell | insert time per block, queue | synchronous | throughput, sync over queue |",
+           "|---|---|---|---|"]
+    for cell in cells:
+        warmup = seconds(cell["warmup"])
+        ms = [(metrics(p["run"], warmup), metrics(p["plain"], warmup))
+              for p in cell["pairs"] if p.get("partner") == ALL]
+        ok = [(m, b) for m, b in ms if m and b]
+        if not ok:
+            continue
+        sync = sorted(m["insert_us"] for m, _ in ok if m.get("insert_us") is not None)
+        queue = sorted(b["insert_us"] for _, b in ok if b.get("insert_us") is not None)
+        mid = lambda xs: xs[(len(xs) - 1) // 2] if xs else None
+        out.append(f"| {cell['name']} | {fmt(mid(queue), '{:.1f} us')} "
+                   f"| {fmt(mid(sync), '{:.1f} us')} "
+                   f"| {fmt(geo([m['ops'] / b['ops'] for m, b in ok]), '{:.2f}x')} |")
+    return out
 
 
 def plot(folder: str, cells: List[dict]) -> None:
@@ -303,10 +333,11 @@ def main() -> None:
     r.add_argument("folder")
     r.add_argument("--cells", default=None, help="a comma list of cell names (default: all)")
     r.add_argument("--memory-mib", type=int, default=64, help="M in MiB (default 64)")
-    r.add_argument("--flash-ratio", type=float, default=8.0, help="flash over M (default 8)")
+    r.add_argument("--flash-ratio", type=float, default=4.0,
+                   help="flash over M (default 4: the tier holds 40%% of D_u, so room counts)")
     r.add_argument("--data-ratio", type=float, default=10.0, help="D_u over M (default 10)")
-    r.add_argument("--duration", default="240s", help="each run, warm-up included")
-    r.add_argument("--warmup", default="120s", help="left out of the measure")
+    r.add_argument("--duration", default="180s", help="each run, warm-up included")
+    r.add_argument("--warmup", default="60s", help="left out of the measure")
     r.add_argument("--threads", type=int, default=8)
     r.add_argument("--repeats", type=int, default=2, help="pairs per configuration (even)")
     r.add_argument("--db-dir", default="/var/tmp/symbiosis-bench")
@@ -314,6 +345,11 @@ def main() -> None:
     p.add_argument("folder")
     args = parser.parse_args()
     if args.command == "run":
+        if args.repeats < 2 or args.repeats % 2:
+            parser.error(f"--repeats {args.repeats}: give an even count, at least 2 (the CPUs "
+                         "are swapped at each repeat)")
+        if args.memory_mib < 48 or args.flash_ratio <= 0 or args.data_ratio <= 0:
+            parser.error("--memory-mib must be at least 48 and the ratios above 0")
         run(args.folder, args)
     else:
         report(args.folder)

@@ -493,19 +493,35 @@ def _failure_notes(runs: Iterable[dict]) -> List[str]:
     return [f"{run['summary']['name']} FAILED: {run['error']}" for run in runs if failed(run)]
 
 
+def _flash_text(run: dict) -> Tuple[str, str, str]:
+    """A run's flash tier over the whole run, for a table: its hit ratio
+    (hits over the lookups that read flash), MiB written, and IBOR at the
+    end (invalid entries over entries); - without a tier."""
+    c = run["summary"].get("engine_counters") or {}
+    if "flash_lookups" not in c or failed(run):
+        return "-", "-", "-"
+    hit = c["flash_hits"] / c["flash_lookups"] if c["flash_lookups"] else 0.0
+    ibor = c["flash_invalid_entries"] / c["flash_entries"] if c["flash_entries"] else 0.0
+    return f"{hit:.3f}", f"{c['flash_bytes_written'] / MIB:.0f}", f"{ibor:.3f}"
+
+
 def format_table(results: Dict[str, dict]) -> str:
     """One row per configuration; a failed one shows FAILED and no numbers,
-    and its error below the table."""
-    rows = [("config", "final M_a", "ops/s", "mean us", "p99 us", "H_a", "H_k")]
+    and its error below the table. Runs with RocksDB's flash tier add its
+    hit ratio, MiB written and IBOR."""
+    flash = any("+flash-" in name for name in results)
+    rows = [("config", "final M_a", "ops/s", "mean us", "p99 us", "H_a", "H_k")
+            + (("flash hit", "flash MiB written", "IBOR") if flash else ())]
     for name, r in results.items():
         s = r["summary"]
+        tier = _flash_text(r) if flash else ()
         if failed(r):
             rows.append((name, f"{s['final_ma_bytes'] / MIB:.0f} MiB", "FAILED", "-", "-", "-",
-                         "-"))
+                         "-") + tier)
             continue
         rows.append((name, f"{s['final_ma_bytes'] / MIB:.0f} MiB", f"{s['throughput_ops']:.0f}",
                      f"{s['mean_us']:.1f}", f"{s['p99_us']:.1f}", f"{s['hit_app']:.3f}",
-                     f"{s['hit_second_tier']:.3f}"))
+                     f"{s['hit_second_tier']:.3f}") + tier)
     return "\n".join(_aligned(rows) + _failure_notes(results.values()))
 
 

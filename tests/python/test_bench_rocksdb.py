@@ -81,6 +81,10 @@ def test_flash_configurations_run_with_their_tier_and_only_they(tmp_path):
     result = json.loads(out.read_text())
     by_name = {c["name"]: c for c in result["configs"]}
     assert list(by_name) == ["static-max", "static-max+flash-none", "static-max+flash-all"]
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("config"))
+    assert "flash hit" in header and header.endswith("IBOR"), header
+    no_tier = next(line for line in proc.stdout.splitlines() if line.startswith("static-max "))
+    assert no_tier.split()[-3:] == ["-", "-", "-"], no_tier
     assert "flash_hits" not in by_name["static-max"]["summary"]["engine_counters"]
     for name in ("static-max+flash-none", "static-max+flash-all"):
         counters = by_name[name]["summary"]["engine_counters"]

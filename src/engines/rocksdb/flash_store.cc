@@ -373,6 +373,7 @@ void FlashStore::ClearSlot(std::atomic<uint64_t>* slot) {
   const uint64_t old = slot->load(std::memory_order_relaxed);
   if (old == 0) return;
   slot->store(0, std::memory_order_release);
+  --region_live_[LocationRegion(SlotLocation(old))];
   ForgetEntry(SlotFile(old));
 }
 
@@ -391,16 +392,25 @@ void FlashStore::IndexInsert(uint64_t hash, uint32_t file, uint32_t location) {
     ClearSlot(&bucket[at]);
   }
   bucket[at].store(MakeSlot(hash, file, location), std::memory_order_release);
+  ++region_live_[LocationRegion(location)];
 }
 
+// The victim is the region holding the fewest live entries among the
+// oldest quarter of those written, the oldest of them on a tie
+// (docs/decisions/flash-reclaim.md).
 uint32_t FlashStore::TakeRegion() {
   if (!free_.empty()) {
     const uint32_t region = free_.back();
     free_.pop_back();
     return region;
   }
-  const uint32_t region = written_.front();
-  written_.pop_front();
+  const size_t window = std::max<size_t>(1, written_.size() / kReclaimWindowDivisor);
+  size_t victim = 0;
+  for (size_t i = 1; i < window; ++i) {
+    if (region_live_[written_[i]] < region_live_[written_[victim]]) victim = i;
+  }
+  const uint32_t region = written_[victim];
+  written_.erase(written_.begin() + static_cast<std::ptrdiff_t>(victim));
   ReclaimRegion(region);
   return region;
 }
@@ -549,6 +559,7 @@ bool FlashStore::SetCapacityLocked(uint64_t bytes) {
   }
   regions_ = regions;
   region_hashes_.resize(regions);
+  region_live_.resize(regions, 0);
   // Sparse: blocks are taken as regions are written, given back here.
   return ftruncate(fd_, static_cast<off_t>(regions * options_.region_bytes)) == 0;
 }
@@ -564,7 +575,8 @@ uint64_t FlashStore::DramBytes() const {
   for (const std::vector<uint64_t>& hashes : region_hashes_) {
     bytes += hashes.capacity() * sizeof(uint64_t);
   }
-  bytes += region_hashes_.capacity() * sizeof(std::vector<uint64_t>);
+  bytes += region_hashes_.capacity() * sizeof(std::vector<uint64_t>) +
+           region_live_.capacity() * sizeof(uint32_t);
   bytes += files_.capacity() * sizeof(FileInfo) + file_of_.size() * 32 +
            pending_.capacity() * sizeof(Pending) + deleted_.size() * 40;
   return bytes;

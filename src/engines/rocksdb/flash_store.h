@@ -5,11 +5,14 @@
 // The file is cut into regions of region_bytes. An append goes to the
 // open region's buffer in memory; a full buffer is written with one
 // pwrite, and only then are its entries indexed (visible to lookups).
-// When no region is free the one written longest ago is reclaimed: its
-// entries leave the index and it is written anew. Flash is so written in
-// large sequential units and never in place, as production flash caches
-// write it (CacheLib's block cache, Kangaroo's log); the price is FIFO
-// eviction by region, not LRU by entry.
+// When no region is free, one is reclaimed: its entries leave the index
+// and it is written anew. Flash is so written in large sequential units
+// and never in place, as production flash caches write it (CacheLib's
+// block cache, Kangaroo's log); the price is eviction by region, not by
+// entry. The region reclaimed is the one with the fewest live entries
+// among the oldest quarter written (FIFO where all are alike): entries
+// dropped, pushed out or replaced leave room that a reclaim takes back
+// first (docs/decisions/flash-reclaim.md).
 //
 // An entry on flash is a 32-byte header (a magic number, the value's size,
 // the key, a 64-bit checksum over the header and the value) and the value,
@@ -104,6 +107,8 @@ struct FlashStoreStats {
 class FlashStore {
  public:
   static constexpr size_t kRememberedDeletedFiles = size_t{1} << 16;
+  // A reclaim looks at the oldest 1/kReclaimWindowDivisor of the regions.
+  static constexpr size_t kReclaimWindowDivisor = 4;
 
   // Opens (creates, truncates) the file. Throws InputError (one line that
   // says what to change) for a path that cannot be written, a capacity
@@ -184,7 +189,7 @@ class FlashStore {
   void ReclaimRegion(uint32_t region);
   uint32_t FileFor(uint64_t prefix);  // 0 when the table is full
   void WriteOpenRegion();
-  uint32_t TakeRegion();  // a free region, or the oldest reclaimed
+  uint32_t TakeRegion();  // a free region, or one reclaimed
   void Fail(const std::string& why);
   void ValidateCapacity(uint64_t bytes) const;
   bool SetCapacityLocked(uint64_t bytes);  // false (errno) if the file could not be sized
@@ -205,6 +210,7 @@ class FlashStore {
   mutable std::mutex write_mu_;
   uint64_t regions_ = 0;                                 // guarded by write_mu_
   std::vector<std::vector<uint64_t>> region_hashes_;     // guarded by write_mu_
+  std::vector<uint32_t> region_live_;  // guarded by write_mu_; indexed entries per region
   std::deque<uint32_t> written_;  // guarded by write_mu_; oldest first
   std::vector<uint32_t> free_;    // guarded by write_mu_
   // The open region: its aligned buffer, the bytes used, its entries'

@@ -91,6 +91,35 @@ TEST(FlashStoreTest, TheOldestRegionIsReclaimedFirst) {
   EXPECT_GE(s.entries, 3u * (64u << 10) / 2100 - 4);
 }
 
+// 16 regions, each full of one table's 32 entries; a table's entries
+// dropped free its region first if it is among the oldest four.
+TEST(FlashStoreTest, AReclaimTakesTheEmptiestOfTheOldestRegions) {
+  testing::TempDir dir("symbiosis_flash_store");
+  for (const uint64_t dropped : {102, 109}) {
+    FlashStoreOptions o = SmallStore(dir.path("flash" + std::to_string(dropped)), 16);
+    o.expected_entry_bytes = 256;  // a sparse index: no bucket overflows to blur the count
+    FlashStore store(o);
+    for (uint64_t table = 100; table < 116; ++table) {
+      for (uint64_t low = 0; low < 32; ++low) {
+        ASSERT_TRUE(store.Append(Key(table, low), Value(table, low, 2000)));
+      }
+    }
+    store.Flush();
+    ASSERT_EQ(store.Stats().entries, 16u * 32);
+    store.DropFiles({dropped});
+    for (uint64_t low = 0; low < 33; ++low) {  // the 33rd writes a region
+      ASSERT_TRUE(store.Append(Key(200, low), Value(200, low, 2000)));
+    }
+    std::string got;
+    // Table 102 sat in the third-oldest region: it went, and table 100's,
+    // the oldest, stays. Table 109 lay beyond the oldest four: the oldest
+    // region went, as FIFO takes it.
+    EXPECT_EQ(store.Lookup(Key(100, 5), &got), dropped == 102) << dropped;
+    EXPECT_TRUE(store.Lookup(Key(101, 5), &got));
+    EXPECT_EQ(store.Stats().entries, 16u * 32 - 32 + 33 - (dropped == 102 ? 0 : 32));
+  }
+}
+
 TEST(FlashStoreTest, ACorruptedEntryIsAMissNeverAWrongValue) {
   testing::TempDir dir("symbiosis_flash_store");
   FlashStore store(SmallStore(dir.path("flash")));
