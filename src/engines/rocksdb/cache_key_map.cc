@@ -21,6 +21,13 @@ uint64_t CacheKeyMap::Prefix(std::string_view key) {
   return v;
 }
 
+std::string CacheKeyMap::Key(uint64_t prefix, uint64_t low) {
+  std::string key(16, '\0');
+  std::memcpy(key.data(), &prefix, 8);
+  std::memcpy(key.data() + 8, &low, 8);
+  return key;
+}
+
 uint64_t CacheKeyMap::Low(std::string_view key) {
   uint64_t v;
   std::memcpy(&v, key.data() + 8, 8);

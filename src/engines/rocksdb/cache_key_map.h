@@ -23,6 +23,7 @@
 #include <mutex>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -60,9 +61,11 @@ class CacheKeyMap {
   // ghosts.
   static uint64_t KeyedOffset(uint64_t offset) { return offset & ~uint64_t{3}; }
 
-  // The key's 8-byte file prefix. REQUIRES: key.size() == 16.
+  // The key's 8-byte file prefix and its other 8 bytes, and the key of
+  // both. REQUIRES: key.size() == 16.
   static uint64_t Prefix(std::string_view key);
   static uint64_t Low(std::string_view key);
+  static std::string Key(uint64_t prefix, uint64_t low);
 
  private:
   // A slot is free (prefix 0), taken, or forgotten (file_id kForgotten);

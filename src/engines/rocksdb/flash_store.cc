@@ -14,6 +14,8 @@
 #include <filesystem>
 
 #include "base/hash.h"
+#include "engines/rocksdb/cache_key_map.h"
+#include "engines/rocksdb/read_through_file.h"
 #include "symbiosis/error.h"
 
 namespace symbiosis::rocksdb {
@@ -21,7 +23,7 @@ namespace {
 
 constexpr uint32_t kEntryMagic = 0x53594d46;  // "SYMF"
 constexpr size_t kHeaderBytes = 32;
-constexpr size_t kAlignment = 4096;
+constexpr size_t kAlignment = AlignedReadBuffer::kAlignment;
 constexpr uint32_t kMinRegionBytes = 64u << 10;
 constexpr uint32_t kMaxRegionBytes = 64u << 20;
 constexpr uint32_t kMaxFiles = 65535;  // file numbers 1..65535
@@ -51,28 +53,7 @@ std::string MiBText(uint64_t bytes) {
   return text;
 }
 
-// A thread's aligned buffer for reads, grown as needed.
-class ReadBuffer {
- public:
-  ~ReadBuffer() { std::free(data_); }
-  char* Get(size_t bytes) {
-    if (bytes > size_) {
-      std::free(data_);
-      size_ = RoundUp(bytes, kAlignment);
-      if (posix_memalign(reinterpret_cast<void**>(&data_), kAlignment, size_) != 0) {
-        data_ = nullptr;
-        size_ = 0;
-      }
-    }
-    return data_;
-  }
-
- private:
-  char* data_ = nullptr;
-  size_t size_ = 0;
-};
-
-thread_local ReadBuffer read_buffer;
+thread_local AlignedReadBuffer read_buffer;
 
 // pread until n bytes or end of file; -1 on error.
 ssize_t ReadFully(int fd, char* out, size_t n, uint64_t offset) {
@@ -189,10 +170,7 @@ uint64_t FlashStore::PlannedDramBytes(const FlashStoreOptions& options) {
 }
 
 uint64_t FlashStore::KeyHash(std::string_view key) {
-  uint64_t prefix, low;
-  std::memcpy(&prefix, key.data(), 8);
-  std::memcpy(&low, key.data() + 8, 8);
-  return Hash64(prefix, low);
+  return Hash64(CacheKeyMap::Prefix(key), CacheKeyMap::Low(key));
 }
 
 uint64_t FlashStore::MakeSlot(uint64_t hash, uint32_t file, uint32_t location) {
@@ -301,8 +279,7 @@ bool FlashStore::Append(std::string_view key, std::string_view value) {
   std::lock_guard<std::mutex> lock(write_mu_);
   if (failed_.load(std::memory_order_relaxed) || entry > options_.region_bytes) return false;
   ++appends_;
-  uint64_t prefix;
-  std::memcpy(&prefix, key.data(), 8);
+  const uint64_t prefix = CacheKeyMap::Prefix(key);
   if (options_.refuse_deleted_files && deleted_.count(prefix) > 0) {
     ++deleted_refusals_;
     return false;

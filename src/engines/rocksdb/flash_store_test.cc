@@ -16,18 +16,14 @@
 #include <vector>
 
 #include "symbiosis/error.h"
+#include "engines/rocksdb/cache_key_map.h"
 #include "testing/test_support.h"
 
 namespace symbiosis::rocksdb {
 namespace {
 
 // A key as RocksDB builds one: the table's 8-byte prefix, then 8 bytes.
-std::string Key(uint64_t prefix, uint64_t low) {
-  std::string key(16, '\0');
-  std::memcpy(key.data(), &prefix, 8);
-  std::memcpy(key.data() + 8, &low, 8);
-  return key;
-}
+std::string Key(uint64_t prefix, uint64_t low) { return CacheKeyMap::Key(prefix, low); }
 
 // Distinct bytes per key, of a size that varies with it.
 std::string Value(uint64_t prefix, uint64_t low, size_t size = 0) {

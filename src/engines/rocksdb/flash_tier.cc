@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "engines/rocksdb/cache_key_map.h"
 #include "symbiosis/error.h"
 #include "symbiosis/sched_times.h"
 
@@ -24,9 +25,7 @@ FlashStoreOptions StoreOptions(const FlashTierOptions& options, uint32_t expecte
 }
 
 uint64_t Prefix(const ::rocksdb::Slice& key) {
-  uint64_t prefix;
-  std::memcpy(&prefix, key.data(), 8);
-  return prefix;
+  return CacheKeyMap::Prefix(std::string_view(key.data(), key.size()));
 }
 
 // A flash hit's value, ready at once.

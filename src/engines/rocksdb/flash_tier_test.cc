@@ -10,18 +10,14 @@
 #include <vector>
 
 #include "symbiosis/error.h"
+#include "engines/rocksdb/cache_key_map.h"
 #include "testing/rocksdb_string_values.h"
 #include "testing/test_support.h"
 
 namespace symbiosis::rocksdb {
 namespace {
 
-std::string Key(uint64_t prefix, uint64_t low) {
-  std::string key(16, '\0');
-  std::memcpy(key.data(), &prefix, 8);
-  std::memcpy(key.data() + 8, &low, 8);
-  return key;
-}
+std::string Key(uint64_t prefix, uint64_t low) { return CacheKeyMap::Key(prefix, low); }
 
 std::string Block(uint64_t prefix, uint64_t low) {
   std::mt19937_64 rng(prefix * 7919 + low);

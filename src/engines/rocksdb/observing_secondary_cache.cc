@@ -49,13 +49,6 @@ class StoreProbe {
   const Counts before_;
 };
 
-std::string Key(uint64_t prefix, uint64_t low) {
-  std::string key(16, '\0');
-  std::memcpy(key.data(), &prefix, 8);
-  std::memcpy(key.data() + 8, &low, 8);
-  return key;
-}
-
 }  // namespace
 
 ObservingSecondaryCache::ObservingSecondaryCache(
@@ -114,7 +107,7 @@ void ObservingSecondaryCache::DropFile(const std::vector<uint64_t>& prefixes) {
       dropped_.insert(prefix);
       const auto it = keys_.find(prefix);
       if (it == keys_.end()) continue;
-      for (uint64_t low : it->second) erase.push_back(Key(prefix, low));
+      for (uint64_t low : it->second) erase.push_back(CacheKeyMap::Key(prefix, low));
       keys_.erase(it);
     }
   }
@@ -126,7 +119,7 @@ std::vector<std::string> ObservingSecondaryCache::KeysOf(uint64_t prefix) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto it = keys_.find(prefix);
   if (it != keys_.end()) {
-    for (uint64_t low : it->second) keys.push_back(Key(prefix, low));
+    for (uint64_t low : it->second) keys.push_back(CacheKeyMap::Key(prefix, low));
   }
   return keys;
 }

@@ -7,18 +7,14 @@
 #include <memory>
 #include <string>
 
+#include "engines/rocksdb/cache_key_map.h"
 #include "testing/rocksdb_string_values.h"
 #include "testing/test_support.h"
 
 namespace symbiosis::rocksdb {
 namespace {
 
-std::string Key(uint64_t prefix, uint64_t low) {
-  std::string key(16, '\0');
-  std::memcpy(key.data(), &prefix, 8);
-  std::memcpy(key.data() + 8, &low, 8);
-  return key;
-}
+std::string Key(uint64_t prefix, uint64_t low) { return CacheKeyMap::Key(prefix, low); }
 
 // RocksDB's compressed cache over a flash tier, as the engine budget
 // stacks them: a block the compressed cache has not stored (its first

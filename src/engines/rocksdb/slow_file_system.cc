@@ -6,6 +6,7 @@
 #include <random>
 
 #include "base/hash.h"
+#include "engines/rocksdb/read_through_file.h"
 #include "engines/rocksdb/table_file_system.h"
 #include "symbiosis/error.h"
 #include "symbiosis/sched_times.h"
@@ -26,10 +27,11 @@ void SleepUntil(uint64_t deadline_ns) {
   }
 }
 
-class SlowFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
+// Each read takes the device's time; MultiRead and ReadAsync pass through Read.
+class SlowFile final : public ReadThroughFile {
  public:
   SlowFile(std::unique_ptr<::rocksdb::FSRandomAccessFile> target, SlowDevice* device)
-      : FSRandomAccessFileOwnerWrapper(std::move(target)), device_(device) {}
+      : ReadThroughFile(std::move(target)), device_(device) {}
 
   ::rocksdb::IOStatus Read(uint64_t offset, size_t n, const ::rocksdb::IOOptions& options,
                            ::rocksdb::Slice* result, char* scratch,
@@ -38,27 +40,6 @@ class SlowFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
     const ::rocksdb::IOStatus s = target()->Read(offset, n, options, result, scratch, dbg);
     device_->End(begin, n);
     return s;
-  }
-
-  ::rocksdb::IOStatus MultiRead(::rocksdb::FSReadRequest* reqs, size_t num_reqs,
-                                const ::rocksdb::IOOptions& options,
-                                ::rocksdb::IODebugContext* dbg) override {
-    for (size_t i = 0; i < num_reqs; ++i) {
-      reqs[i].status = Read(reqs[i].offset, reqs[i].len, options, &reqs[i].result,
-                            reqs[i].scratch, dbg);
-    }
-    return ::rocksdb::IOStatus::OK();
-  }
-
-  ::rocksdb::IOStatus ReadAsync(::rocksdb::FSReadRequest& req, const ::rocksdb::IOOptions& opts,
-                                std::function<void(const ::rocksdb::FSReadRequest&, void*)> cb,
-                                void* cb_arg, void** io_handle, ::rocksdb::IOHandleDeleter* del_fn,
-                                ::rocksdb::IODebugContext* dbg) override {
-    req.status = Read(req.offset, req.len, opts, &req.result, req.scratch, dbg);
-    if (io_handle != nullptr) *io_handle = nullptr;
-    if (del_fn != nullptr) *del_fn = nullptr;
-    cb(req, cb_arg);
-    return ::rocksdb::IOStatus::OK();
   }
 
  private:

@@ -4,47 +4,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 
 #include "budget/residency.h"
+#include "engines/rocksdb/read_through_file.h"
 #include "symbiosis/sched_times.h"
 #include "model/table_file_name.h"
 
 namespace symbiosis::rocksdb {
 namespace {
 
-constexpr size_t kDirectAlignment = 4096;
+constexpr size_t kDirectAlignment = AlignedReadBuffer::kAlignment;
 
-// A thread's aligned buffer for direct reads, grown as needed.
-class BounceBuffer {
- public:
-  ~BounceBuffer() { std::free(data_); }
-  char* Get(size_t bytes) {
-    if (bytes > size_) {
-      std::free(data_);
-      size_ = (bytes + kDirectAlignment - 1) / kDirectAlignment * kDirectAlignment;
-      if (posix_memalign(reinterpret_cast<void**>(&data_), kDirectAlignment, size_) != 0) {
-        data_ = nullptr;
-        size_ = 0;
-      }
-    }
-    return data_;
-  }
+thread_local AlignedReadBuffer bounce;
 
- private:
-  char* data_ = nullptr;
-  size_t size_ = 0;
-};
-
-thread_local BounceBuffer bounce;
-
-class TableFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
+class TableFile final : public ReadThroughFile {
  public:
   TableFile(std::unique_ptr<::rocksdb::FSRandomAccessFile> target, Adapter* adapter,
             std::function<void(uint64_t)> on_device_read, uint64_t file_id, bool direct,
             int probe_fd)
-      : FSRandomAccessFileOwnerWrapper(std::move(target)),
+      : ReadThroughFile(std::move(target)),
         adapter_(adapter),
         on_device_read_(std::move(on_device_read)),
         file_id_(file_id),
@@ -75,28 +54,6 @@ class TableFile final : public ::rocksdb::FSRandomAccessFileOwnerWrapper {
       adapter_->OnRead(file_id_, offset, n, resident, start, sched);
     }
     return s;
-  }
-
-  ::rocksdb::IOStatus MultiRead(::rocksdb::FSReadRequest* reqs, size_t num_reqs,
-                                const ::rocksdb::IOOptions& options,
-                                ::rocksdb::IODebugContext* dbg) override {
-    for (size_t i = 0; i < num_reqs; ++i) {
-      reqs[i].status = Read(reqs[i].offset, reqs[i].len, options, &reqs[i].result,
-                            reqs[i].scratch, dbg);
-    }
-    return ::rocksdb::IOStatus::OK();
-  }
-
-  ::rocksdb::IOStatus ReadAsync(::rocksdb::FSReadRequest& req, const ::rocksdb::IOOptions& opts,
-                                std::function<void(const ::rocksdb::FSReadRequest&, void*)> cb,
-                                void* cb_arg, void** io_handle, ::rocksdb::IOHandleDeleter* del_fn,
-                                ::rocksdb::IODebugContext* dbg) override {
-    // Served at once, so that each read passes through Read.
-    req.status = Read(req.offset, req.len, opts, &req.result, req.scratch, dbg);
-    if (io_handle != nullptr) *io_handle = nullptr;
-    if (del_fn != nullptr) *del_fn = nullptr;
-    cb(req, cb_arg);
-    return ::rocksdb::IOStatus::OK();
   }
 
   // The alignment is done here (see the header).
