@@ -125,21 +125,27 @@ def test_the_held_out_report_counts_each_cell_over_the_run_and_after_stable(tmp_
         return {"verdicts": [{"vs_better_baseline": vs_better, "vs_worse_baseline": 1.5,
                               "symbiosis_ops": 1000.0, "vs_oracle_after_stable": after_stable,
                               "pairs_after_stable": pairs_after_stable}],
-                "cells": [{"pairs": [{"static": "static-default", "ratio": 1.5, "runs": [run, run]},
+                "cells": [{"pairs": [{"static": "static-default", "ratio": 1.5,
+                                      "runs": [dict(run, ratio=1.5)] * 2},
                                      {"static": "static-max", "ratio": vs_better,
-                                      "runs": [run, run]}]}]}
+                                      "runs": [dict(run, ratio=vs_better - 0.06),
+                                               dict(run, ratio=vs_better + 0.06)]}]}]}
     (folder / f"{cells[0]['id']}.json").write_text(json.dumps(result(0.90, 0.97, 2)))
     second = result(0.99, 0.99, 0)
     for pair in second["cells"][0]["pairs"]:
-        pair["runs"] = [{"symbiosis": {"final_ma_bytes": 64 << 20}}] * 2  # no timeline
+        pair["runs"] = [{"symbiosis": {"final_ma_bytes": 64 << 20},  # no timeline
+                         "ratio": pair["ratio"]}] * 2
     (folder / f"{cells[1]['id']}.json").write_text(json.dumps(second))
     (folder / f"{cells[2]['id']}.failed").write_text("error: the engine failed\n")
     report = subprocess.run([sys.executable, script, "report", str(folder)], capture_output=True,
                             text=True, check=True).stdout
     assert "2 run, 1 failed, 27 not run" in report, report
-    assert "| **0.900** | static-max | 1.50 | 64 | 0.970 (2/4) | 0.800 |" in report, report
-    assert "| 0.990 | static-max | 1.50 | 64 | - | - |" in report, report
+    assert "| **0.900** | 0.84-0.96 | static-max | 1.50 | 64 | 0.970 (2/4) | 0.800 |" in report, \
+        report
+    assert "| 0.990 | 0.99-0.99 | static-max | 1.50 | 64 | - | - |" in report, report
     assert "failed: error: the engine failed |" in report and "| not run | |" in report, report
+    # The first cell's pairs lie on both sides of 0.95x, the second's above it.
+    assert "lie on both sides of 0.95x (undecided at this many pairs): 1/2" in report, report
     assert ">= 0.95x the better baseline in 1/2 cells (50%" in report, report
     assert "after Stable, in the 1 cells where a pair reached it" in report, report
     assert ">= 0.95x in 1/1, >= 0.90x in 1/1" in report, report
