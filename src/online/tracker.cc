@@ -447,6 +447,12 @@ void Tracker::StartProbeStretch() {
 // docs/decisions/change-detection.md).
 void Tracker::OnRoundWindow(const WindowRatios& m) {
   if (!round_runner_.warmed_up()) return;
+  // Every candidate measured over the accesses the engine ran: a rise at
+  // the split in place is in all their counts, and the model's check of
+  // that split against the engine, then the first reference after the
+  // round, judge it. Abandoning threw away rounds of a million accesses
+  // whose L_e rose with compactions (docs/decisions/change-detection.md).
+  if (simulator_->AllCandidatesAtOnce()) return;
   const double latency = Latency(m);
   if (!round_baseline_ || latency < Latency(*round_baseline_)) {
     round_baseline_ = m;

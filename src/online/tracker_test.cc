@@ -353,6 +353,35 @@ TEST(TrackerTest, AllCandidatesAtOnceTakeOneStage) {
   }
 }
 
+// A rise of L_e at the split in place while every candidate is measured
+// on the same accesses is in their counts too: the round is not abandoned
+// (one after another it is: a candidate measured before the rise and one
+// after it would not compare). The model's check of the split in place,
+// and the first reference after the round, judge what changed.
+TEST(TrackerTest, ARiseDuringAStageOfEveryCandidateAtOnceDoesNotAbandonIt) {
+  ControllerConfig config = SmallConfig();
+  config.parallel_measure_accesses = 3000;
+  for (const bool all_at_once : {false, true}) {
+    Harness h(config);
+    h.sim.all_at_once = all_at_once;
+    h.sim.app_in_stage = all_at_once;
+    h.sim.app_miss.assign(9, 0.5);
+    h.sim.second_tier_miss.assign(9, 0.1);
+    h.sim.app_miss[8] = 0.1;
+    h.Start();
+    h.Run(3000, kHa, kHk);  // the warm-up, and into the first stage
+    h.Run(3000, 0.3, kHk);  // L_e 3.1 -> 4.34, three windows in a row
+    h.Run(4000, kHa, kHk);
+    const RoundStats& first = h.tracker->Stats().rounds.front();
+    if (!all_at_once) {
+      EXPECT_EQ(first.decision, "abandoned") << first.reason;
+      continue;
+    }
+    EXPECT_EQ(first.decision, "adopted") << first.reason;
+    EXPECT_EQ(first.adopted_ma_bytes, kM);
+  }
+}
+
 TEST(TrackerTest, CandidatesStartAtTheEnginesFloor) {
   ControllerConfig config = SmallConfig();
   config.min_app_fraction = 0.25;  // WiredTiger's: M_a >= M / 4
