@@ -58,11 +58,7 @@ ObservingSecondaryCache::ObservingSecondaryCache(
 
 ::rocksdb::Status ObservingSecondaryCache::Insert(const ::rocksdb::Slice& key, void* value,
                                                   const ::rocksdb::Cache::CacheItemHelper* helper) {
-  if (flash_ != nullptr) {
-    const uint64_t start = SteadyNowNs();
-    flash_->Insert(key, value, helper).PermitUncheckedError();
-    adapter_->OnFlashInsert(SteadyNowNs() - start);
-  }
+  if (flash_ != nullptr) adapter_->OnFlashInsert(flash_->InsertTimed(key, value, helper));
   if (key.size() == 16) {
     const std::string_view k(key.data(), key.size());
     std::lock_guard<std::mutex> lock(mu_);
