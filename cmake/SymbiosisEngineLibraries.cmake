@@ -29,3 +29,14 @@ if(NOT TARGET symbiosis_engine::wiredtiger)
     IMPORTED_LOCATION "${SYMBIOSIS_WIREDTIGER_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${SYMBIOSIS_WIREDTIGER_INCLUDE_DIR}")
 endif()
+
+# Not an engine's: libzstd (Debian's libzstd-dev), with which the trace
+# reader decompresses zstd traces as it reads them.
+if(NOT TARGET symbiosis_dep::zstd)
+  find_library(SYMBIOSIS_ZSTD_LIBRARY NAMES zstd REQUIRED)
+  find_path(SYMBIOSIS_ZSTD_INCLUDE_DIR zstd.h REQUIRED)
+  add_library(symbiosis_dep::zstd UNKNOWN IMPORTED)
+  set_target_properties(symbiosis_dep::zstd PROPERTIES
+    IMPORTED_LOCATION "${SYMBIOSIS_ZSTD_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${SYMBIOSIS_ZSTD_INCLUDE_DIR}")
+endif()

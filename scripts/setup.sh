@@ -11,7 +11,7 @@ log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 APT_PACKAGES=(g++ cmake ninja-build libgtest-dev python3 python3-dev python3-venv
   libleveldb-dev libsnappy-dev librocksdb-dev libwiredtiger-dev libjemalloc2 pkgconf
-  nlohmann-json3-dev redis-server libhiredis-dev)
+  nlohmann-json3-dev redis-server libhiredis-dev libzstd-dev zstd)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -37,7 +37,7 @@ fi
 PY="$VENV/bin/python"
 # The same lower bounds as pyproject.toml.
 PY_DEPS=("numpy>=1.21" "matplotlib>=3.5" "pytest>=7" "hypothesis>=6.0" "pybind11>=2.11"
-  "scikit-build-core>=0.8" "redis>=4.5")
+  "scikit-build-core>=0.8" "redis>=4.5" "distributed>=2024.1")
 if ! "$PY" - "${PY_DEPS[@]}" <<'CHECK' 2>/dev/null; then
 import sys
 from importlib.metadata import version

@@ -50,7 +50,7 @@ HEADER_LAYERS = {"error.h": "base", "cache_unit.h": "base",
 
 # Python modules, lowest first; a module may import only those before it.
 PYTHON_LAYERS = ["_native", "engines", "errors", "units", "converters", "outputs", "study", "plots",
-                 "kernel_models", "figures", "mrc", "kredis", "redis_server", "redis_check", "redis_arbiter", "kept_db",
+                 "kernel_models", "figures", "mrc_distributed", "mrc", "kredis", "redis_server", "redis_check", "redis_arbiter", "kept_db",
                  "bench", "bench_redis", "bench_cli", "cli",
                  "__init__", "__main__"]
 

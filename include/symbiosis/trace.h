@@ -1,7 +1,9 @@
 // Trace readers: libCacheSim oracleGeneral binary, CSV with a column map,
-// plain text with one key per line, and RocksDB's human-readable block
-// cache trace. Readers stream: a trace of any length is read through a
-// buffer of about a MiB ("-" reads standard input, e.g. from zstd -dc).
+// plain text with one key per line, RocksDB's human-readable block cache
+// trace, Twitter's cache traces and MSR Cambridge's block traces. Readers
+// stream: a trace of any length is read through a buffer of about a MiB
+// ("-" reads standard input). A zstd-compressed file or stream (known by
+// its magic number) is decompressed as it is read.
 //
 // Formats:
 //   oracleGeneral  packed little-endian 24-byte records: uint32 clock_time
@@ -21,13 +23,32 @@
 //                  header, 21 comma-separated fields per access; the key is
 //                  field 2 (block id), the size field 4 (block size), the
 //                  time field 1 (microseconds).
-// In csv and txt, lines that are empty or only blanks are skipped and are
+//   twitter        Twitter's cache traces (github.com/twitter/cache-trace):
+//                  timestamp (s), anonymized key, key size, value size,
+//                  client id, operation, TTL. The key (hashed) is the
+//                  object, its size key size + value size. get and gets
+//                  are reads; set, add, replace, cas, append, prepend, incr
+//                  and decr writes; delete is neither and never counts.
+//   msr            MSR Cambridge's block traces: Timestamp (Windows
+//                  filetime, 100 ns), Hostname, DiskNumber, Type (Read or
+//                  Write), Offset, Size, ResponseTime. The object is
+//                  (host, disk, offset) and its size Size, as libCacheSim
+//                  reads them.
+// In text formats, lines that are empty or only blanks are skipped and are
 // not records; "\r\n" line ends and a missing final newline are accepted.
+// In twitter and msr, TraceOptions::ops chooses whether reads, writes or
+// both are records; the others are skipped (and counted).
 //
 // Every bad record raises InputError naming the file, the record number
-// (1-based; for text formats also the line) and the reason, e.g.
-//   "t.csv: record 12 (line 13): column 4 (size) is 'abc', not a number...".
-// A trace with no records is an error too.
+// (1-based; for text formats also the line), its byte offset (in the
+// decompressed stream of a zstd file) and the reason, e.g.
+//   "t.csv: record 12 (line 13, byte 310): column 4 (size) is 'abc', not a
+//   number...".
+// In a byte range (TraceOptions::start_byte) records and lines are not
+// counted from the file's start, and the message gives the byte alone:
+//   "t.csv: the record at byte 1048890: column 4 (size) is 'abc', ...".
+// A trace with no records is an error too; a range may hold none (a line
+// longer than the range), and is then read as empty.
 
 #ifndef SYMBIOSIS_TRACE_H_
 #define SYMBIOSIS_TRACE_H_
@@ -46,7 +67,13 @@ struct TraceRecord {
   uint64_t time_us = 0;  // on the trace's clock; 0 when the format has no time
 };
 
-enum class TraceFormat { kOracleGeneral, kCsv, kText, kRocksDbBlockCache };
+enum class TraceFormat { kOracleGeneral, kCsv, kText, kRocksDbBlockCache, kTwitter, kMsr };
+
+// Which requests of a format that names its operations are records.
+struct TraceOps {
+  bool reads = true;
+  bool writes = true;
+};
 
 struct CsvColumns {
   uint32_t key = 1;    // 1-based column numbers; 0 = absent
@@ -62,13 +89,30 @@ struct TraceOptions {
   TraceFormat format = TraceFormat::kOracleGeneral;
   CsvColumns csv;
   uint64_t max_records = 0;  // 0 = all
+  TraceOps ops;              // twitter, msr
+  // A byte range of the file, so that several readers split one file: the
+  // records that start in [start_byte, end_byte) (end_byte 0: to the end).
+  // A text range begins at the first line that starts at or after
+  // start_byte, an oracleGeneral range at the first whole record; so the
+  // ranges [0, b) and [b, c) hold every record once. A csv header is the
+  // first range's. REQUIRES for start_byte > 0 or end_byte > 0: a file,
+  // not compressed (the constructor throws InputError otherwise).
+  uint64_t start_byte = 0;
+  uint64_t end_byte = 0;
 };
+
+// Whether `path` is zstd-compressed (by its magic number); false for "-"
+// and files that cannot be read.
+bool TraceIsCompressed(const std::string& path);
+
+// "reads", "writes" or "reads,writes" (also "all"). Throws InputError.
+TraceOps ParseTraceOps(std::string_view text);
 
 // Whether records of this format (and column map) carry their times.
 bool TraceHasTimes(const TraceOptions& options);
 
-// "oracleGeneral" (or "oracle"), "csv", "txt" (or "text"), "rocksdb", any
-// case.
+// "oracleGeneral" (or "oracle"), "csv", "txt" (or "text"), "rocksdb",
+// "twitter", "msr", any case.
 // Throws InputError.
 TraceFormat ParseTraceFormat(std::string_view name);
 
@@ -103,8 +147,11 @@ class TraceReader {
   size_t Read(size_t max, std::vector<TraceRecord>* records);
 
   uint64_t records() const;         // returned so far
-  uint64_t bytes_consumed() const;  // of the file, for progress
-  uint64_t file_bytes() const;      // 0 when unknown (a pipe)
+  uint64_t skipped() const;         // left out by TraceOptions::ops so far
+  // Of the file (compressed bytes for a zstd file), for progress: from the
+  // range's start, and the range's bytes (0 when unknown: a pipe).
+  uint64_t bytes_consumed() const;
+  uint64_t file_bytes() const;
 
  private:
   class Rep;

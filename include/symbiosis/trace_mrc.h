@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "symbiosis/mrc.h"
@@ -47,6 +49,30 @@ struct TraceMrcResult {
   uint64_t working_set = 0;  // in the capacity unit; estimated when sampled
   size_t memory_bytes = 0;   // the builder's, at the end
   double seconds = 0;        // building the curve, trace reading included
+};
+
+// Whether `algorithm` simulates a cache per size (klru-sim, redis), so
+// that its sizes must be known before the requests.
+bool MrcSimulates(MrcAlgorithm algorithm);
+
+// The builder TraceMrc runs for `options`: a one-pass method, or a
+// simulator at `sizes` (REQUIRES for a simulator: sizes ascending, > 0).
+std::unique_ptr<MrcBuilder> MakeMrcBuilder(const TraceMrcOptions& options,
+                                           const std::vector<uint64_t>& sizes);
+
+// The working set the simulators' sizes are spread over: distinct keys,
+// or the bytes of their last sizes (for the Redis model: what the
+// server's used_memory grows by to hold them all). Counts of disjoint
+// sets of keys add up.
+class WorkingSetCount {
+ public:
+  void Access(uint64_t key, uint32_t size) { last_size_[key] = size; }
+  uint64_t Total(const TraceMrcOptions& options) const;
+  uint64_t keys() const { return last_size_.size(); }
+  size_t MemoryUsage() const;
+
+ private:
+  std::unordered_map<uint64_t, uint32_t> last_size_;
 };
 
 // Called every few hundred thousand records with the bytes of the trace

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -20,6 +21,7 @@
 #include "symbiosis/replay.h"
 #include "symbiosis/trace.h"
 #include "symbiosis/trace_mrc.h"
+#include "symbiosis/trace_partition.h"
 #include "symbiosis/two_level_study.h"
 #include "symbiosis/workload.h"
 
@@ -192,17 +194,13 @@ py::dict Replay(const BlockTrace& trace, uint64_t memory_bytes, double ca, doubl
   return d;
 }
 
-py::dict Mrc(const std::string& path, const std::string& format, const std::string& columns,
-             uint64_t max_records, const std::string& algorithm, bool bytes,
-             const std::vector<uint64_t>& sizes, size_t points, double rate, uint64_t max_keys,
-             uint64_t min_keys, uint32_t k, double k_exponent, uint32_t pool_size, bool with_replacement,
-             double request_rate, uint32_t key_bytes, uint64_t seed, bool progress) {
-  const TraceOptions trace = ParseTraceOptions(format, columns, max_records);
+TraceMrcOptions MrcOptions(const std::string& algorithm, bool bytes, double rate,
+                           uint64_t max_keys, uint64_t min_keys, uint32_t k, double k_exponent,
+                           uint32_t pool_size, bool with_replacement, double request_rate,
+                           uint32_t key_bytes, uint64_t seed) {
   TraceMrcOptions o;
   o.algorithm = ParseMrcAlgorithm(algorithm);
   o.unit = bytes ? CacheUnit::kBytes : CacheUnit::kObjects;
-  o.sizes = sizes;
-  o.points = points;
   o.rate = rate;
   o.max_keys = max_keys;
   o.min_keys = min_keys;
@@ -213,6 +211,85 @@ py::dict Mrc(const std::string& path, const std::string& format, const std::stri
   o.request_rate = request_rate;
   o.key_bytes = key_bytes;
   o.seed = seed;
+  return o;
+}
+
+py::dict CurveToDict(const MissRatioCurve& c) {
+  py::dict d;
+  d["unit"] = c.unit == CacheUnit::kBytes ? "bytes" : "objects";
+  d["sizes"] = c.sizes;
+  d["miss_ratios"] = c.miss_ratios;
+  if (c.unit == CacheUnit::kBytes) d["byte_miss_ratios"] = c.byte_miss_ratios;
+  d["requests"] = c.requests;
+  d["sampled_requests"] = c.sampled_requests;
+  d["sample_rate"] = c.sample_rate;
+  return d;
+}
+
+MissRatioCurve CurveFromDict(const py::dict& d) {
+  MissRatioCurve c;
+  c.unit = d["unit"].cast<std::string>() == "bytes" ? CacheUnit::kBytes : CacheUnit::kObjects;
+  c.sizes = d["sizes"].cast<std::vector<uint64_t>>();
+  c.miss_ratios = d["miss_ratios"].cast<std::vector<double>>();
+  if (d.contains("byte_miss_ratios")) {
+    c.byte_miss_ratios = d["byte_miss_ratios"].cast<std::vector<double>>();
+  }
+  c.requests = d["requests"].cast<uint64_t>();
+  c.sampled_requests = d["sampled_requests"].cast<uint64_t>();
+  c.sample_rate = d["sample_rate"].cast<double>();
+  return c;
+}
+
+template <typename T>
+py::array_t<T> ToArray(const std::vector<TraceRecord>& records, T TraceRecord::*field) {
+  py::array_t<T> out(static_cast<py::ssize_t>(records.size()));
+  T* data = out.mutable_data();
+  for (size_t i = 0; i < records.size(); i++) data[i] = records[i].*field;
+  return out;
+}
+
+py::dict PartitionedToDict(const PartitionedRecords& r) {
+  py::list parts;
+  for (const std::vector<TraceRecord>& part : r.partitions) {
+    parts.append(py::make_tuple(ToArray(part, &TraceRecord::key),
+                                ToArray(part, &TraceRecord::size),
+                                ToArray(part, &TraceRecord::time_us)));
+  }
+  py::dict d;
+  d["parts"] = parts;
+  d["records"] = r.records;
+  d["skipped"] = r.skipped;
+  d["bytes"] = r.bytes;
+  return d;
+}
+
+void FeedPartition(PartitionMrc& part, const py::array_t<uint64_t>& keys,
+                   const py::array_t<uint32_t>& sizes, const py::array_t<uint64_t>& times) {
+  const py::ssize_t n = keys.size();
+  if (sizes.size() != n || times.size() != n) {
+    throw InputError("feed: keys, sizes and times differ in length");
+  }
+  std::vector<TraceRecord> records(static_cast<size_t>(n));
+  auto k = keys.unchecked<1>();
+  auto s = sizes.unchecked<1>();
+  auto t = times.unchecked<1>();
+  for (py::ssize_t i = 0; i < n; i++) records[i] = TraceRecord{k(i), s(i), t(i)};
+  py::gil_scoped_release release;
+  part.Feed(records.data(), records.size());
+}
+
+py::dict Mrc(const std::string& path, const std::string& format, const std::string& columns,
+             uint64_t max_records, const std::string& algorithm, bool bytes,
+             const std::vector<uint64_t>& sizes, size_t points, double rate, uint64_t max_keys,
+             uint64_t min_keys, uint32_t k, double k_exponent, uint32_t pool_size, bool with_replacement,
+             double request_rate, uint32_t key_bytes, uint64_t seed, bool progress,
+             const std::string& ops) {
+  TraceOptions trace = ParseTraceOptions(format, columns, max_records);
+  trace.ops = ParseTraceOps(ops);
+  TraceMrcOptions o = MrcOptions(algorithm, bytes, rate, max_keys, min_keys, k, k_exponent,
+                                 pool_size, with_replacement, request_rate, key_bytes, seed);
+  o.sizes = sizes;
+  o.points = points;
   TraceMrcResult r;
   {
     py::gil_scoped_release release;
@@ -304,9 +381,86 @@ PYBIND11_MODULE(_native, m) {
         py::arg("points"), py::arg("rate"), py::arg("max_keys"), py::arg("min_keys"), py::arg("k"),
         py::arg("k_exponent"), py::arg("pool_size"), py::arg("with_replacement"),
         py::arg("request_rate"), py::arg("key_bytes"), py::arg("seed"), py::arg("progress"),
+        py::arg("ops") = "reads,writes",
         "The miss-ratio curve of a trace file (see trace_mrc.h): a dict with sizes, "
         "miss_ratios (byte_miss_ratios in bytes mode), requests, sampled_requests, "
         "sample_rate, working_set, memory_bytes and seconds.");
+  py::class_<PartitionedReader>(m, "PartitionedReader",
+                                "A byte range of a trace read in batches split by key "
+                                "(trace_partition.h).")
+      .def(py::init([](const std::string& path, const std::string& format,
+                       const std::string& columns, const std::string& ops, uint64_t start_byte,
+                       uint64_t end_byte, uint32_t partitions, bool require_sizes) {
+             TraceOptions options = ParseTraceOptions(format, columns, 0);
+             options.ops = ParseTraceOps(ops);
+             options.start_byte = start_byte;
+             options.end_byte = end_byte;
+             py::gil_scoped_release release;
+             return std::make_unique<PartitionedReader>(path, options, partitions,
+                                                        require_sizes);
+           }),
+           py::arg("path"), py::arg("format"), py::arg("columns"), py::arg("ops"),
+           py::arg("start_byte"), py::arg("end_byte"), py::arg("partitions"),
+           py::arg("require_sizes"))
+      .def("read", [](PartitionedReader& reader, size_t max_records) -> py::object {
+        PartitionedRecords r;
+        bool more;
+        {
+          py::gil_scoped_release release;
+          more = reader.Read(max_records, &r);
+        }
+        if (!more) return py::none();
+        return PartitionedToDict(r);
+      }, py::arg("max_records"),
+         "The next batch: a dict of parts (per partition, numpy arrays of keys, sizes and "
+         "times), records, skipped and bytes; None at the range's end.");
+  m.def("trace_is_compressed", &TraceIsCompressed, py::arg("path"));
+  m.def("even_sizes", &EvenSizes, py::arg("working_set"), py::arg("count"));
+  m.def("partition_sizes", &PartitionSizes, py::arg("sizes"), py::arg("share"));
+  m.def("merge_partition_curves", [](const std::vector<uint64_t>& sizes, const py::list& parts) {
+    std::vector<PartitionCurve> curves;
+    for (const py::handle& h : parts) {
+      const py::dict d = h.cast<py::dict>();
+      PartitionCurve c;
+      c.share = d["share"].cast<double>();
+      c.curve = CurveFromDict(d["curve"].cast<py::dict>());
+      c.requests = d["requests"].cast<uint64_t>();
+      c.requested_bytes = d["requested_bytes"].cast<double>();
+      curves.push_back(std::move(c));
+    }
+    return CurveToDict(MergePartitionCurves(sizes, curves));
+  }, py::arg("sizes"), py::arg("parts"),
+        "The whole trace's curve at sizes from its partitions' (dicts of share, curve, "
+        "requests, requested_bytes).");
+  py::class_<PartitionMrc>(m, "PartitionMrc",
+                           "One partition's curve builder (trace_partition.h).")
+      .def(py::init([](const std::string& algorithm, bool bytes, double rate, uint64_t max_keys,
+                       uint64_t min_keys, uint32_t k, double k_exponent, uint32_t pool_size,
+                       bool with_replacement, double request_rate, uint32_t key_bytes,
+                       uint64_t seed, const std::vector<uint64_t>& sim_sizes) {
+             return std::make_unique<PartitionMrc>(
+                 MrcOptions(algorithm, bytes, rate, max_keys, min_keys, k, k_exponent, pool_size,
+                            with_replacement, request_rate, key_bytes, seed),
+                 sim_sizes);
+           }),
+           py::arg("algorithm"), py::arg("bytes"), py::arg("rate"), py::arg("max_keys"),
+           py::arg("min_keys"), py::arg("k"), py::arg("k_exponent"), py::arg("pool_size"),
+           py::arg("with_replacement"), py::arg("request_rate"), py::arg("key_bytes"),
+           py::arg("seed"), py::arg("sim_sizes"))
+      .def("feed", &FeedPartition, py::arg("keys"), py::arg("sizes"), py::arg("times"))
+      .def("working_set", &PartitionMrc::WorkingSet)
+      .def("curve", [](PartitionMrc& p, const std::vector<uint64_t>& sizes) {
+        MissRatioCurve c;
+        {
+          py::gil_scoped_release release;
+          c = p.Curve(sizes);
+        }
+        return CurveToDict(c);
+      }, py::arg("sizes"))
+      .def_property_readonly("builds", &PartitionMrc::builds)
+      .def_property_readonly("requests", &PartitionMrc::requests)
+      .def_property_readonly("requested_bytes", &PartitionMrc::requested_bytes)
+      .def("memory_bytes", &PartitionMrc::MemoryUsage);
   m.def("kernel_model_names", &KernelStudyModels);
   m.def("redis_key_bytes", &RedisKeyBytes, py::arg("key_bytes"), py::arg("value_bytes"),
         "What one key of a string value costs a redis-server 7.0's used_memory.");

@@ -8,6 +8,10 @@ Python API::
     c.sizes, c.miss_ratios          # numpy arrays
 
 CLI: ``symbiosis mrc --trace FILE --algo krr --k 5 --plot mrc.png``.
+
+With ``workers=N`` (a local Dask cluster) or ``scheduler=ADDRESS`` (a
+running one) the trace is split by key and its parts computed on the
+cluster's workers (symbiosis.mrc_distributed, docs/mrc-distributed.md).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -30,7 +34,7 @@ ALGORITHMS = ("lru", "shards", "krr", "klru-sim", "redis")
 # objects of the CloudPhysics trace left ~490 keys and errors of
 # 0.005-0.025; at 8,192 keys and more, under 0.004 (docs/mrc.md).
 DEFAULT_MIN_KEYS = 8192
-FORMATS = ("oracleGeneral", "csv", "txt", "rocksdb")
+FORMATS = ("oracleGeneral", "csv", "txt", "rocksdb", "twitter", "msr")
 
 
 @dataclass
@@ -66,17 +70,23 @@ class MrcCurve:
         return d
 
 
-def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str = "",
+def miss_ratio_curve(trace: Union[str, Sequence[str]], *, format: str = "oracleGeneral",
+                     columns: str = "", ops: str = "reads,writes",
                      algo: str = "lru", bytes: bool = False,
                      sizes: Optional[Sequence[int]] = None, points: int = 40,
                      rate: Optional[float] = None, max_keys: int = 0,
                      min_keys: int = DEFAULT_MIN_KEYS, k: int = 5,
                      k_exponent: float = 1.4, pool: int = 0, with_replacement: bool = True,
                      request_rate: float = 0.0, key_bytes: int = 16,
-                     seed: int = 1, max_records: int = 0, progress: bool = False) -> MrcCurve:
+                     seed: int = 1, max_records: int = 0, progress: bool = False,
+                     workers: Optional[int] = None, scheduler: Optional[str] = None,
+                     partitions: Optional[int] = None,
+                     chunk_bytes: int = 64 << 20) -> MrcCurve:
     """The miss-ratio curve of `trace` by `algo`.
 
-    Capacities count objects, or bytes with ``bytes=True`` (then the byte
+    `trace` is a file, or several that follow each other in time (the
+    distributed mode). Capacities count objects, or bytes with
+    ``bytes=True`` (then the byte
     miss ratio comes too). ``sizes`` gives them (ascending); otherwise
     ``points`` sizes spread evenly over the working set. ``rate`` is the
     spatial sampling rate (shards: default 0.01; krr: default 1, none);
@@ -86,23 +96,59 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
     ``rate``); ``max_keys`` makes SHARDS fixed-size instead. The curve's
     ``sample_rate`` is the rate reached. ``k`` is K-LRU's sample size,
     ``k_exponent`` KRR's correction K' = K^k_exponent, ``pool`` the K-LRU
-    simulator's Redis eviction pool (16 in Redis; 0 none).
+    simulator's Redis eviction pool (16 in Redis; 0 none). ``ops`` chooses
+    the requests of formats that name their operations (twitter, msr):
+    "reads", "writes" or both.
 
     ``redis`` models a real redis-server 7.0 under allkeys-lru
     (redis_cache.h): ``k`` is its maxmemory-samples; its LRU clock takes
     each request's time from the trace, or from ``request_rate`` requests
     per second when given; in bytes a size is maxmemory less the empty
-    server's used_memory, and ``key_bytes`` the key names' length. Raises
-    ``_native.InputError`` with a one-line message for bad input.
+    server's used_memory, and ``key_bytes`` the key names' length.
+
+    ``workers`` (a local cluster of that many processes) or ``scheduler``
+    (a Dask scheduler's address) computes it on a cluster, in
+    ``partitions`` parts (default: one a worker) read in chunks of
+    ``chunk_bytes``. Raises ``_native.InputError`` with a one-line message
+    for bad input, ``CommandFailed`` when the cluster fails.
     """
     if algo not in ALGORITHMS:
         raise _native.InputError(f"unknown MRC algorithm '{algo}'; use {', '.join(ALGORITHMS)}")
-    if os.path.isdir(trace):
-        raise _native.InputError(f"{trace}: is a directory; give a trace file")
-    d = _native.mrc(trace, format, columns, max_records, algo, bytes,
-                    [int(s) for s in sizes] if sizes else [], points,
-                    rate if rate is not None else 0.0, max_keys, min_keys, k, k_exponent, pool,
-                    with_replacement, request_rate, key_bytes, seed, progress)
+    paths = [trace] if isinstance(trace, str) else list(trace)
+    if not paths:
+        raise _native.InputError("give a trace file")
+    for path in paths:
+        if os.path.isdir(path):
+            raise _native.InputError(f"{path}: is a directory; give a trace file")
+    distributed = workers is not None or scheduler is not None
+    if workers is not None and scheduler is not None:
+        raise _native.InputError("--workers starts a local cluster and --scheduler names a "
+                                 "running one; give one of them")
+    if len(paths) > 1 and not distributed:
+        raise _native.InputError("several trace files are read by the distributed mode; add "
+                                 "--workers N (a local cluster) or --scheduler ADDRESS")
+    if distributed and max_records:
+        raise _native.InputError("--max-records reads a trace's first records, which a "
+                                 "cluster's readers do not know; leave it out with --workers "
+                                 "or --scheduler")
+    if distributed:
+        from symbiosis import mrc_distributed
+        options = dict(algorithm=algo, bytes=bytes, rate=rate if rate is not None else 0.0,
+                       max_keys=max_keys, min_keys=min_keys, k=k, k_exponent=k_exponent,
+                       pool_size=pool, with_replacement=with_replacement,
+                       request_rate=request_rate, key_bytes=key_bytes, seed=seed)
+        r = mrc_distributed.distributed_curve(
+            paths, trace_format=format, columns=columns, ops=ops, options=options,
+            sizes=[int(s) for s in sizes] if sizes else [], points=points, workers=workers,
+            scheduler=scheduler, partitions=partitions, chunk_bytes=chunk_bytes,
+            progress=progress)
+        d = dict(r.curve, working_set=r.working_set, memory_bytes=r.memory_bytes,
+                 seconds=r.seconds)
+    else:
+        d = _native.mrc(paths[0], format, columns, max_records, algo, bytes,
+                        [int(s) for s in sizes] if sizes else [], points,
+                        rate if rate is not None else 0.0, max_keys, min_keys, k, k_exponent,
+                        pool, with_replacement, request_rate, key_bytes, seed, progress, ops)
     parameters: Dict[str, object] = {}
     if algo in ("krr", "klru-sim", "redis"):
         parameters["k"] = k
@@ -122,6 +168,8 @@ def miss_ratio_curve(trace: str, *, format: str = "oracleGeneral", columns: str 
             parameters["key_bytes"] = key_bytes
     if algo != "lru":
         parameters["seed"] = seed
+    if distributed:
+        parameters.update(workers=r.workers, partitions=r.partitions)
     return MrcCurve(
         algorithm=algo, unit=d["unit"], sizes=np.asarray(d["sizes"], dtype=np.uint64),
         miss_ratios=np.asarray(d["miss_ratios"]),
@@ -210,6 +258,14 @@ A sample keeps at least --min-keys keys (default 8,192): a trace too small
 for --rate is sampled at a higher rate, since a sample's error grows as its
 keys shrink (490 keys of a 49K-object trace: off by 0.005-0.025).
 
+A trace too large for one machine: --workers N starts a local Dask cluster
+of N processes, --scheduler ADDRESS uses a running one (its workers must
+read the same paths). The trace is split by key into --partitions parts
+(default: one a worker), each a spatial sample of rate 1/P whose curve is
+computed on a worker and merged; files are read in byte ranges by every
+worker at once (a zstd file whole, by one), and several files, given in
+time order, follow each other (docs/mrc-distributed.md).
+
 Several algorithms, comma-separated, run at the same sizes and are plotted
 together; the mean absolute error of each against the last one is printed.
 """
@@ -224,10 +280,18 @@ examples:
   zstd -dc big.oracleGeneral.zst | symbiosis mrc --trace - --algo shards
   symbiosis mrc --trace t.bin --algo redis --k 5 --bytes --key-bytes 16 --plot redis.png
 
+  symbiosis mrc --trace cluster52.0.zst cluster52.1.zst --format twitter --ops reads \
+      --algo shards --rate 0.01 --workers 2 --json c52.json
+
 trace formats: oracleGeneral (libCacheSim's binary), csv with a column map
 (key=N,size=N,time=N,time_unit=s|ms|us,delimiter=D,header=1,key_type=string),
 txt (one key per line), rocksdb (block_cache_trace_analyzer's human-readable
-trace). oracleGeneral's times are seconds; rocksdb's microseconds.
+trace), twitter (Twitter's cache traces: a key's size is key + value, get and
+gets are reads, set, add, replace, cas, append, prepend, incr and decr writes,
+delete neither), msr (MSR Cambridge's block traces: the object is host, disk
+and offset). oracleGeneral's times are seconds; rocksdb's microseconds. Any
+of them zstd-compressed is read as it is decompressed (known by its magic
+number).
 """
 
 
@@ -237,10 +301,15 @@ def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
                                    "a Redis model",
                        description=MRC_DESCRIPTION, epilog=MRC_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--trace", required=True, help="trace file ('-': standard input)")
+    p.add_argument("--trace", required=True, nargs="+",
+                   help="trace file ('-': standard input); several, in time order, with "
+                        "--workers or --scheduler")
     p.add_argument("--format", dest="trace_format", default="oracleGeneral",
                    help="trace format: " + ", ".join(FORMATS) + " (default: %(default)s)")
     p.add_argument("--columns", default="", help='csv column map, e.g. "key=5,size=4,header=1"')
+    p.add_argument("--ops", default="reads,writes",
+                   help="twitter, msr: the requests that count: reads, writes or reads,writes "
+                        "(default: %(default)s)")
     p.add_argument("--max-records", type=cv.count("--max-records"), default=0,
                    help="read at most this many records (default: all)")
     p.add_argument("--algo", default="lru",
@@ -279,6 +348,17 @@ def add_mrc_parser(sub: argparse._SubParsersAction) -> None:
                    help="redis --bytes: the length of the key names the server holds "
                         "(default: 16)")
     p.add_argument("--seed", type=cv.seed, default=1, help="random seed (default: 1)")
+    p.add_argument("--workers", type=cv.positive_int("--workers", 1024), default=None,
+                   help="compute on a local Dask cluster of this many worker processes")
+    p.add_argument("--scheduler", default=None,
+                   help="compute on the Dask cluster of this scheduler (tcp://HOST:8786)")
+    p.add_argument("--partitions", type=cv.positive_int("--partitions", 65536), default=None,
+                   help="with --workers or --scheduler: parts the keys are split into "
+                        "(default: one a worker)")
+    p.add_argument("--chunk-size", type=cv.size("--chunk-size"),
+                   default=64 << 20,
+                   help="with --workers or --scheduler: the bytes of a plain file one reader "
+                        "task reads (default: 64MiB)")
     p.add_argument("--json", default=None, help="write the curve(s) as JSON")
     p.add_argument("--plot", type=cv.plot_path, default=None,
                    help="write a PNG of the curve(s)")
@@ -325,10 +405,14 @@ def cmd_mrc(args: argparse.Namespace) -> int:
         raise _native.InputError(f"{simulated[0]} simulates a cache per size: "
                                  f"{len(sizes or range(args.points))} sizes are more than the "
                                  f"{cv.MAX_POINTS} it takes; give fewer --points or --sizes")
-    if args.trace == "-" and len(algos) > 1:
+    if args.partitions is not None and args.workers is None and args.scheduler is None:
+        raise _native.InputError("--partitions splits the trace among a cluster's workers; add "
+                                 "--workers N or --scheduler ADDRESS")
+    if "-" in args.trace and len(algos) > 1:
         raise _native.InputError("--trace -: standard input can be read once; give a file to "
                                  "compare several algorithms")
     progress = not args.quiet and sys.stderr.isatty()
+    trace = args.trace[0] if len(args.trace) == 1 else args.trace
     # The last algorithm is the reference the others are compared with: it
     # runs first and, without --sizes, its sizes (spread over its working
     # set, exact unless it samples) are the others'.
@@ -336,17 +420,20 @@ def cmd_mrc(args: argparse.Namespace) -> int:
     for index in [len(algos) - 1] + list(range(len(algos) - 1)):
         reference = by_algo.get(len(algos) - 1)
         by_algo[index] = miss_ratio_curve(
-            args.trace, format=args.trace_format, columns=args.columns, algo=algos[index],
+            trace, format=args.trace_format, columns=args.columns, ops=args.ops,
+            algo=algos[index],
             bytes=args.bytes, sizes=sizes or (list(reference.sizes) if reference else None),
             points=args.points, rate=args.rate, max_keys=args.max_keys,
             min_keys=args.min_keys, k=args.k,
             k_exponent=args.k_exponent, pool=args.pool,
             with_replacement=not args.without_replacement,
             request_rate=args.request_rate or 0.0, key_bytes=args.key_bytes, seed=args.seed,
-            max_records=args.max_records, progress=progress)
+            max_records=args.max_records, progress=progress, workers=args.workers,
+            scheduler=args.scheduler, partitions=args.partitions, chunk_bytes=args.chunk_size)
     curves = [by_algo[i] for i in range(len(algos))]
-    name = "standard input" if args.trace == "-" else os.path.basename(args.trace)
-    out = dict(curves[0].to_json(), trace=args.trace)
+    name = ("standard input" if args.trace == ["-"] else
+            ", ".join(os.path.basename(t) for t in args.trace))
+    out = dict(curves[0].to_json(), trace=trace)
     if len(curves) > 1:
         out["curves"] = [c.to_json() for c in curves]
         out["mean_absolute_error"] = {c.algorithm: mean_absolute_error(c, curves[-1])

@@ -8,10 +8,14 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
+#include <zstd.h>
+
 #include "gtest/gtest.h"
+#include "base/hash.h"
 #include "symbiosis/error.h"
 #include "testing/test_support.h"
 
@@ -198,7 +202,7 @@ TEST(ReadTrace, Text) {
 TEST(ReadTrace, TextErrors) {
   TempFile f("5\n\n6\n7x\n");
   std::string e = ErrorOf([&] { ReadTrace(f.path(), Text()); });
-  EXPECT_NE(e.find("record 3 (line 4)"), std::string::npos) << e;
+  EXPECT_NE(e.find("record 3 (line 4, byte 5)"), std::string::npos) << e;
   EXPECT_NE(e.find("'7x'"), std::string::npos) << e;
 
   TempFile binary(std::string("\x01\x02\n", 3));
@@ -280,11 +284,11 @@ TEST(ReadTrace, OracleGeneralErrors) {
   TempFile truncated(OracleRecord(0, 1, 1, -1) + OracleRecord(0, 2, 1, -1) +
                      "12345");
   std::string e = ErrorOf([&] { ReadTrace(truncated.path(), Oracle()); });
-  EXPECT_NE(e.find("record 3 is truncated"), std::string::npos) << e;
+  EXPECT_NE(e.find("record 3 (byte 48): truncated"), std::string::npos) << e;
 
   TempFile corrupt(OracleRecord(0, 1, 1, 2) + OracleRecord(0, 2, 1, 1));
   e = ErrorOf([&] { ReadTrace(corrupt.path(), Oracle()); });
-  EXPECT_NE(e.find("record 2: next_access_vtime 1"), std::string::npos) << e;
+  EXPECT_NE(e.find("record 2 (byte 24): next_access_vtime 1"), std::string::npos) << e;
 }
 
 // The column maps docs/mrc.md gives for two public layouts. Twitter's
@@ -304,6 +308,155 @@ TEST(ReadTrace, TwitterAndMsrCambridgeLayouts) {
   const auto m = ReadTrace(msr.path(), Csv("key=5,size=6"));
   EXPECT_EQ(Keys(m), (std::vector<uint64_t>{3608576000u, 3608580096u}));
   EXPECT_EQ(m[1].size, 512u);
+}
+
+TraceOptions Format(const char* name, const char* ops = "reads,writes") {
+  TraceOptions options;
+  options.format = ParseTraceFormat(name);
+  options.ops = ParseTraceOps(ops);
+  return options;
+}
+
+// Twitter's format read natively: the key (which may hold commas) hashed,
+// the size key + value, reads and writes chosen, deletes never counted.
+TEST(ReadTrace, TwitterCacheTrace) {
+  TempFile f("0,q:q:1:8WTfjZU,19,42,1,get,0\n"
+             "1,a,b:xyz,10,300,2,set,3600\n"
+             "2,q:q:1:8WTfjZU,19,42,1,delete,0\n"
+             "3,a,b:xyz,10,0,2,GETS,0\n");
+  TraceReader reader(f.path(), Format("twitter"));
+  std::vector<TraceRecord> r;
+  reader.Read(10, &r);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].key, HashString("q:q:1:8WTfjZU"));
+  EXPECT_EQ(r[0].size, 61u);
+  EXPECT_EQ(r[1].key, HashString("a,b:xyz"));
+  EXPECT_EQ(r[1].size, 310u);
+  EXPECT_EQ(r[1].time_us, 1'000'000u);
+  EXPECT_EQ(r[2].key, r[1].key);
+  EXPECT_EQ(reader.skipped(), 1u);  // the delete
+
+  EXPECT_EQ(ReadTrace(f.path(), Format("twitter", "reads")).size(), 2u);
+  const auto writes = ReadTrace(f.path(), Format("twitter", "writes"));
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].size, 310u);
+
+  TempFile bad("0,k,1,2,3,fetch,0\n");
+  std::string e = ErrorOf([&] { ReadTrace(bad.path(), Format("twitter")); });
+  EXPECT_NE(e.find("record 1 (line 1, byte 0): operation 'fetch'"), std::string::npos) << e;
+  TempFile short_line("0,k,1,2,get\n");
+  e = ErrorOf([&] { ReadTrace(short_line.path(), Format("twitter")); });
+  EXPECT_NE(e.find("fewer than Twitter's 7 fields"), std::string::npos) << e;
+  TempFile only_deletes("0,k,1,2,3,delete,0\n");
+  e = ErrorOf([&] { ReadTrace(only_deletes.path(), Format("twitter")); });
+  EXPECT_NE(e.find("none of the trace's 1 requests"), std::string::npos) << e;
+  EXPECT_NE(ErrorOf([] { ParseTraceOps("reads,deletes"); }).find("'deletes' is not reads"),
+            std::string::npos);
+}
+
+TEST(ReadTrace, MsrCambridgeTrace) {
+  TempFile f("128166372003061629,hm,1,Read,3608576000,4096,1337\n"
+             "128166372016382155,hm,1,Write,3608576000,512,2214\n"
+             "128166372016382155,hm,2,Read,3608576000,512,2214\n");
+  const auto r = ReadTrace(f.path(), Format("msr"));
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].key, r[1].key);  // one block, read then written
+  EXPECT_NE(r[0].key, r[2].key);  // the same offset on another disk
+  EXPECT_EQ(r[1].size, 512u);
+  EXPECT_EQ(r[0].time_us, 12816637200306162u);
+  EXPECT_EQ(ReadTrace(f.path(), Format("msr", "reads")).size(), 2u);
+  TempFile bad("1,hm,1,Trim,0,4096,1\n");
+  const std::string e = ErrorOf([&] { ReadTrace(bad.path(), Format("msr")); });
+  EXPECT_NE(e.find("the type 'Trim' is not Read or Write"), std::string::npos) << e;
+}
+
+// Byte ranges split one file among readers: for every cut, [0, cut) and
+// [cut, end) hold every record once, in order, whatever the cut falls on
+// (inside a record or line, on its first byte, on a blank line).
+TEST(TraceReader, ByteRangesHoldEveryRecordOnce) {
+  std::string oracle, csv = "key,size\n";
+  std::vector<uint64_t> keys;
+  for (uint64_t i = 0; i < 40; i++) {
+    keys.push_back(i * 37 % 11);
+    oracle += OracleRecord(static_cast<uint32_t>(i), keys.back(), 100, -1);
+    csv += std::to_string(keys.back()) + ",100\n" + (i % 7 == 0 ? "\n" : "");
+  }
+  TempFile oracle_file(oracle), csv_file(csv);
+  for (const auto& [path, options, bytes] :
+       {std::tuple{oracle_file.path(), Oracle(), oracle.size()},
+        std::tuple{csv_file.path(), Csv("key=1,size=2,header=1"), csv.size()}}) {
+    for (uint64_t cut = 1; cut < bytes; cut++) {
+      TraceOptions first = options, second = options;
+      first.end_byte = cut;
+      second.start_byte = cut;
+      std::vector<uint64_t> read;
+      for (const TraceOptions& o : {first, second}) {
+        TraceReader reader(path, o);  // a range may hold none
+        TraceRecord r;
+        while (reader.Next(&r)) read.push_back(r.key);
+      }
+      ASSERT_EQ(read, keys) << path << " cut at byte " << cut;
+    }
+  }
+  // A bad record in a range is named by its byte offset in the file.
+  TempFile bad("1\n2\nx\n4\n");
+  TraceOptions range = Text();
+  range.start_byte = 3;
+  const std::string e = ErrorOf([&] { ReadTrace(bad.path(), range); });
+  EXPECT_NE(e.find(": the record at byte 4: 'x'"), std::string::npos) << e;
+  range.start_byte = 5;
+  range.end_byte = 5;
+  EXPECT_NE(ErrorOf([&] { ReadTrace(bad.path(), range); }).find("is empty"), std::string::npos);
+}
+
+// With a checksum per frame, as the zstd tool writes.
+std::string Zstd(const std::string& data) {
+  ZSTD_CCtx* ctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(ctx, ZSTD_c_checksumFlag, 1);
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  out.resize(ZSTD_compress2(ctx, out.data(), out.size(), data.data(), data.size()));
+  ZSTD_freeCCtx(ctx);
+  return out;
+}
+
+// A zstd file (several frames, as zstd writes concatenated files) reads
+// as the plain one; a cut one, or one asked for by ranges, is an error.
+TEST(TraceReader, ReadsZstdCompressedTraces) {
+  std::string first, second;
+  std::vector<uint64_t> keys;
+  for (uint64_t i = 0; i < 150'000; i++) {  // 3.6 MB: several refills
+    keys.push_back(i % 977);
+    (i < 100'000 ? first : second) += OracleRecord(static_cast<uint32_t>(i), keys.back(), 8, -1);
+  }
+  TempFile compressed(Zstd(first) + Zstd(second));
+  EXPECT_TRUE(TraceIsCompressed(compressed.path()));
+  TraceReader reader(compressed.path(), Oracle());
+  std::vector<TraceRecord> batch;
+  std::vector<uint64_t> read;
+  while (reader.Read(4096, &batch) > 0) {
+    for (const TraceRecord& r : batch) read.push_back(r.key);
+  }
+  EXPECT_EQ(read, keys);
+  EXPECT_EQ(reader.file_bytes(), reader.bytes_consumed());  // the compressed bytes
+
+  TempFile text(Zstd("1\n2\n3\n"));
+  EXPECT_EQ(Keys(ReadTrace(text.path(), Text())), (std::vector<uint64_t>{1, 2, 3}));
+
+  const std::string whole = Zstd(first);
+  TempFile cut(whole.substr(0, whole.size() / 2));
+  std::string e = ErrorOf([&] { ReadTrace(cut.path(), Oracle()); });
+  EXPECT_NE(e.find("cut short"), std::string::npos) << e;
+  std::string flipped = whole;
+  flipped[flipped.size() / 2] ^= 0x5a;
+  flipped[flipped.size() / 2 + 1] ^= 0x5a;
+  TempFile corrupt(flipped);
+  e = ErrorOf([&] { ReadTrace(corrupt.path(), Oracle()); });
+  EXPECT_FALSE(e.empty());
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  TraceOptions range = Oracle();
+  range.start_byte = 24;
+  e = ErrorOf([&] { ReadTrace(compressed.path(), range); });
+  EXPECT_NE(e.find("not by byte ranges"), std::string::npos) << e;
 }
 
 // block_cache_trace_analyzer -human_readable_trace_file_path writes one
@@ -331,7 +484,7 @@ TEST(ReadTrace, RocksDbHumanReadableBlockCacheTrace) {
   // A csv of another layout read as rocksdb: one line naming the layout.
   TempFile other("version,time,op,size,lbn\n1,2,3,4,5\n");
   const std::string e = ErrorOf([&] { ReadTrace(other.path(), options); });
-  EXPECT_NE(e.find("record 1 (line 1)"), std::string::npos) << e;
+  EXPECT_NE(e.find("record 1 (line 1, byte 0)"), std::string::npos) << e;
   EXPECT_NE(e.find("21"), std::string::npos) << e;
   EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }

@@ -40,21 +40,12 @@ void Pass(const std::string& path, const TraceOptions& trace, CacheUnit unit, in
   }
 }
 
-// The working set, for the simulators' sizes: distinct keys, or the bytes
-// of their last sizes (for Redis: what the server's used_memory grows by
-// to hold them all).
 uint64_t CountWorkingSet(const std::string& path, const TraceOptions& trace,
                          const TraceMrcOptions& options, const TraceMrcProgress& progress) {
-  std::unordered_map<uint64_t, uint32_t> last_size;
+  WorkingSetCount count;
   Pass(path, trace, options.unit, 1, 2, progress,
-       [&](const TraceRecord& r) { last_size[r.key] = r.size; });
-  if (options.unit == CacheUnit::kObjects) return last_size.size();
-  const bool redis = options.algorithm == MrcAlgorithm::kRedis;
-  uint64_t bytes = redis ? RedisTableBytes(last_size.size()) : 0;
-  for (const auto& [key, size] : last_size) {
-    bytes += redis ? RedisKeyBytes(options.key_bytes, size) : size;
-  }
-  return bytes;
+       [&](const TraceRecord& r) { count.Access(r.key, r.size); });
+  return count.Total(options);
 }
 
 void CheckSizes(const std::vector<uint64_t>& sizes) {
@@ -132,6 +123,31 @@ std::unique_ptr<MrcBuilder> MakeSimulator(const TraceMrcOptions& o,
 
 }  // namespace
 
+uint64_t WorkingSetCount::Total(const TraceMrcOptions& options) const {
+  if (options.unit == CacheUnit::kObjects) return last_size_.size();
+  const bool redis = options.algorithm == MrcAlgorithm::kRedis;
+  uint64_t bytes = redis ? RedisTableBytes(last_size_.size()) : 0;
+  for (const auto& [key, size] : last_size_) {
+    bytes += redis ? RedisKeyBytes(options.key_bytes, size) : size;
+  }
+  return bytes;
+}
+
+size_t WorkingSetCount::MemoryUsage() const {
+  // A node per key (next pointer, key, size, cached hash) and a bucket.
+  return last_size_.size() * (4 * sizeof(uint64_t) + sizeof(void*)) +
+         last_size_.bucket_count() * sizeof(void*);
+}
+
+bool MrcSimulates(MrcAlgorithm algorithm) {
+  return algorithm == MrcAlgorithm::kKLruSim || algorithm == MrcAlgorithm::kRedis;
+}
+
+std::unique_ptr<MrcBuilder> MakeMrcBuilder(const TraceMrcOptions& options,
+                                           const std::vector<uint64_t>& sizes) {
+  return MrcSimulates(options.algorithm) ? MakeSimulator(options, sizes) : MakeOnePass(options);
+}
+
 MrcAlgorithm ParseMrcAlgorithm(const std::string& name) {
   if (name == "lru") return MrcAlgorithm::kLru;
   if (name == "shards") return MrcAlgorithm::kShards;
@@ -150,7 +166,7 @@ TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
   CheckSizes(options.sizes);
   const auto start = std::chrono::steady_clock::now();
   TraceMrcResult result;
-  if (options.algorithm == MrcAlgorithm::kKLruSim || options.algorithm == MrcAlgorithm::kRedis) {
+  if (MrcSimulates(options.algorithm)) {
     const bool redis = options.algorithm == MrcAlgorithm::kRedis;
     const bool trace_times = redis && options.request_rate <= 0;
     if (trace_times && !TraceHasTimes(trace)) {

@@ -3,8 +3,11 @@
 // under ASan + UBSan. A trace that is not valid must end in InputError;
 // anything else (a crash, a sanitizer report, another exception) is a bug.
 //
-// The first byte picks the format and, for csv, one of a few column maps;
-// the rest is the file, given to the reader through a memfd.
+// The first byte picks the format and, for csv, one of a few column maps
+// (0xf0 and above: twitter or msr); the rest is the file, given to the
+// reader through a memfd, read whole or (by the file's length mod 3) from
+// a third of it on or up to half of it, as the distributed mode's ranges.
+// A file that starts with zstd's magic number is decompressed.
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -69,14 +72,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   symbiosis::TraceOptions options;
   const uint8_t selector = data[0];
-  switch (selector % 4) {
-    case 0: options.format = symbiosis::TraceFormat::kOracleGeneral; break;
-    case 1: options.format = symbiosis::TraceFormat::kText; break;
-    case 2: options.format = symbiosis::TraceFormat::kRocksDbBlockCache; break;
-    default:
-      options.format = symbiosis::TraceFormat::kCsv;
-      options.csv = symbiosis::ParseCsvColumns(kColumnMaps[(selector / 4) % 5]);
+  if (selector >= 0xf0) {
+    options.format = selector & 1 ? symbiosis::TraceFormat::kMsr : symbiosis::TraceFormat::kTwitter;
+    options.ops.writes = (selector & 2) == 0;
+  } else {
+    switch (selector % 4) {
+      case 0: options.format = symbiosis::TraceFormat::kOracleGeneral; break;
+      case 1: options.format = symbiosis::TraceFormat::kText; break;
+      case 2: options.format = symbiosis::TraceFormat::kRocksDbBlockCache; break;
+      default:
+        options.format = symbiosis::TraceFormat::kCsv;
+        options.csv = symbiosis::ParseCsvColumns(kColumnMaps[(selector / 4) % 5]);
+    }
   }
+  const size_t file_bytes = size - 1;
+  if (file_bytes % 3 == 1) options.start_byte = file_bytes / 3;
+  if (file_bytes % 3 == 2) options.end_byte = file_bytes / 2 + 1;
   const int fd = memfd_create("trace", 0);
   if (fd < 0) return 0;
   const ssize_t written = write(fd, data + 1, size - 1);

@@ -51,7 +51,8 @@ def test_controller_bench_names_the_parts_it_has():
 
 @pytest.mark.parametrize("script", ["dynamic_pairs.py", "oracle_held_out.py", "heldout.py",
                                     "tie_replay.py", "stable_change_rules.py",
-                                    "kredis_decision.py", "redis_model.py", "flash_tier.py"])
+                                    "kredis_decision.py", "redis_model.py", "flash_tier.py",
+                                    "mrc_distributed.py"])
 def test_scripts_without_the_package_say_which_python_to_use(script, tmp_path):
     # -S leaves out site-packages, where the package is installed.
     proc = subprocess.run([sys.executable, "-S", str(REPO / "bench" / script),

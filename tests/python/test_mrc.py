@@ -131,7 +131,7 @@ def test_bad_input_is_one_line(tmp_path):
     empty.write_bytes(b"")
     cases = [
         (["--trace", str(truncated)], "truncated"),
-        (["--trace", str(text), "--format", "txt"], "record 3 (line 3)"),
+        (["--trace", str(text), "--format", "txt"], "record 3 (line 3, byte 4)"),
         (["--trace", str(empty)], "no records"),
         (["--trace", str(good), "--sizes", "10,5000"], "beyond the trace's working set"),
         (["--trace", str(good), "--sizes", "10,5"], "ascending"),
@@ -143,6 +143,8 @@ def test_bad_input_is_one_line(tmp_path):
         (["--trace", str(good), "--format", "parquet"], "parquet"),
         (["--trace", str(tmp_path / "missing.bin")], "cannot open"),
         (["--trace", str(good), "--format", "rocksdb"], "21"),
+        (["--trace", str(text), "--format", "twitter"], "Twitter's 7 fields"),
+        (["--trace", str(good), "--ops", "deletes"], "'deletes' is not reads or writes"),
     ]
     for args, needle in cases:
         bad = run_cli("mrc", "--quiet", *args, check=False)
