@@ -127,6 +127,12 @@ def accuracy(trace: str, points: int, shards_rate: float, seed: int) -> Dict:
     return out
 
 
+def options_of(algo: str) -> Dict:
+    """The builder's options of the timed runs: SHARDS at R = 0.001, no floor."""
+    from symbiosis.mrc_distributed import partition_options
+    return partition_options(algo, rate=0.001 if algo == "shards" else None)
+
+
 def throughput(trace: str, workers: List[int], algos: List[str]) -> Dict:
     from symbiosis.mrc_distributed import distributed_curve
     import distributed
@@ -139,12 +145,8 @@ def throughput(trace: str, workers: List[int], algos: List[str]) -> Dict:
                                                silence_logs=logging.ERROR)
             client = distributed.Client(cluster)
             try:
-                options = dict(algorithm=algo, bytes=False,
-                               rate=0.001 if algo == "shards" else 0.0, max_keys=0,
-                               min_keys=0, k=5, k_exponent=1.4, pool_size=0,
-                               with_replacement=True, request_rate=0.0, key_bytes=16, seed=1)
                 r = distributed_curve([trace], trace_format="oracleGeneral", columns="",
-                                      ops="reads,writes", options=options, sizes=[],
+                                      ops="reads,writes", options=options_of(algo), sizes=[],
                                       points=40, client=client)
             finally:
                 client.close()
@@ -164,11 +166,8 @@ def billion(trace: str, algo: str) -> Dict:
                                        dashboard_address=None, silence_logs=logging.ERROR)
     client = distributed.Client(cluster)
     try:
-        options = dict(algorithm=algo, bytes=False, rate=0.001 if algo == "shards" else 0.0,
-                       max_keys=0, min_keys=0, k=5, k_exponent=1.4, pool_size=0,
-                       with_replacement=True, request_rate=0.0, key_bytes=16, seed=1)
         r = distributed_curve([trace], trace_format="oracleGeneral", columns="",
-                              ops="reads,writes", options=options, sizes=[], points=40,
+                              ops="reads,writes", options=options_of(algo), sizes=[], points=40,
                               client=client, progress=sys.stderr.isatty())
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
     finally:

@@ -12,31 +12,23 @@ else()
   find_package(leveldb CONFIG REQUIRED)
 endif()
 
-if(NOT TARGET symbiosis_engine::rocksdb)
-  find_library(SYMBIOSIS_ROCKSDB_LIBRARY NAMES rocksdb REQUIRED)
-  find_path(SYMBIOSIS_ROCKSDB_INCLUDE_DIR rocksdb/db.h REQUIRED)
-  add_library(symbiosis_engine::rocksdb UNKNOWN IMPORTED)
-  set_target_properties(symbiosis_engine::rocksdb PROPERTIES
-    IMPORTED_LOCATION "${SYMBIOSIS_ROCKSDB_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${SYMBIOSIS_ROCKSDB_INCLUDE_DIR}")
-endif()
+# symbiosis_import_library(TARGET NAME HEADER): TARGET, an imported target
+# of the system's library NAME, whose include directory holds HEADER.
+function(symbiosis_import_library target name header)
+  if(TARGET ${target})
+    return()
+  endif()
+  string(TOUPPER ${name} upper)
+  find_library(SYMBIOSIS_${upper}_LIBRARY NAMES ${name} REQUIRED)
+  find_path(SYMBIOSIS_${upper}_INCLUDE_DIR ${header} REQUIRED)
+  add_library(${target} UNKNOWN IMPORTED)
+  set_target_properties(${target} PROPERTIES
+    IMPORTED_LOCATION "${SYMBIOSIS_${upper}_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${SYMBIOSIS_${upper}_INCLUDE_DIR}")
+endfunction()
 
-if(NOT TARGET symbiosis_engine::wiredtiger)
-  find_library(SYMBIOSIS_WIREDTIGER_LIBRARY NAMES wiredtiger REQUIRED)
-  find_path(SYMBIOSIS_WIREDTIGER_INCLUDE_DIR wiredtiger.h REQUIRED)
-  add_library(symbiosis_engine::wiredtiger UNKNOWN IMPORTED)
-  set_target_properties(symbiosis_engine::wiredtiger PROPERTIES
-    IMPORTED_LOCATION "${SYMBIOSIS_WIREDTIGER_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${SYMBIOSIS_WIREDTIGER_INCLUDE_DIR}")
-endif()
-
+symbiosis_import_library(symbiosis_engine::rocksdb rocksdb rocksdb/db.h)
+symbiosis_import_library(symbiosis_engine::wiredtiger wiredtiger wiredtiger.h)
 # Not an engine's: libzstd (Debian's libzstd-dev), with which the trace
 # reader decompresses zstd traces as it reads them.
-if(NOT TARGET symbiosis_dep::zstd)
-  find_library(SYMBIOSIS_ZSTD_LIBRARY NAMES zstd REQUIRED)
-  find_path(SYMBIOSIS_ZSTD_INCLUDE_DIR zstd.h REQUIRED)
-  add_library(symbiosis_dep::zstd UNKNOWN IMPORTED)
-  set_target_properties(symbiosis_dep::zstd PROPERTIES
-    IMPORTED_LOCATION "${SYMBIOSIS_ZSTD_LIBRARY}"
-    INTERFACE_INCLUDE_DIRECTORIES "${SYMBIOSIS_ZSTD_INCLUDE_DIR}")
-endif()
+symbiosis_import_library(symbiosis_dep::zstd zstd zstd.h)

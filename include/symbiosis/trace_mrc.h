@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,6 +55,13 @@ struct TraceMrcResult {
 // Whether `algorithm` simulates a cache per size (klru-sim, redis), so
 // that its sizes must be known before the requests.
 bool MrcSimulates(MrcAlgorithm algorithm);
+
+// Throws InputError for `sizes` that are zero or not ascending, and, with
+// the working set known, for sizes beyond it (by more than 10% where
+// `options` samples keys, so that the working set is an estimate): the
+// curve is flat there.
+void CheckMrcSizes(const TraceMrcOptions& options, const std::vector<uint64_t>& sizes,
+                   std::optional<uint64_t> working_set = std::nullopt);
 
 // The builder TraceMrc runs for `options`: a one-pass method, or a
 // simulator at `sizes` (REQUIRES for a simulator: sizes ascending, > 0).

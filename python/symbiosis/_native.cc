@@ -417,6 +417,19 @@ PYBIND11_MODULE(_native, m) {
   m.def("trace_is_compressed", &TraceIsCompressed, py::arg("path"));
   m.def("even_sizes", &EvenSizes, py::arg("working_set"), py::arg("count"));
   m.def("partition_sizes", &PartitionSizes, py::arg("sizes"), py::arg("share"));
+  m.def("mrc_simulates", [](const std::string& algorithm) {
+    return MrcSimulates(ParseMrcAlgorithm(algorithm));
+  }, py::arg("algorithm"), "Whether the method simulates a cache per size (trace_mrc.h).");
+  m.def("check_mrc_sizes", [](const std::vector<uint64_t>& sizes,
+                              std::optional<uint64_t> working_set, const std::string& algorithm,
+                              bool bytes, double rate) {
+    TraceMrcOptions o;
+    o.algorithm = ParseMrcAlgorithm(algorithm);
+    o.unit = bytes ? CacheUnit::kBytes : CacheUnit::kObjects;
+    o.rate = rate;
+    CheckMrcSizes(o, sizes, working_set);
+  }, py::arg("sizes"), py::arg("working_set"), py::arg("algorithm"), py::arg("bytes"),
+        py::arg("rate"), "CheckMrcSizes (trace_mrc.h): InputError for bad sizes.");
   m.def("merge_partition_curves", [](const std::vector<uint64_t>& sizes, const py::list& parts) {
     std::vector<PartitionCurve> curves;
     for (const py::handle& h : parts) {
@@ -457,7 +470,6 @@ PYBIND11_MODULE(_native, m) {
         }
         return CurveToDict(c);
       }, py::arg("sizes"))
-      .def_property_readonly("builds", &PartitionMrc::builds)
       .def_property_readonly("requests", &PartitionMrc::requests)
       .def_property_readonly("requested_bytes", &PartitionMrc::requested_bytes)
       .def("memory_bytes", &PartitionMrc::MemoryUsage);

@@ -133,10 +133,10 @@ def miss_ratio_curve(trace: Union[str, Sequence[str]], *, format: str = "oracleG
                                  "or --scheduler")
     if distributed:
         from symbiosis import mrc_distributed
-        options = dict(algorithm=algo, bytes=bytes, rate=rate if rate is not None else 0.0,
-                       max_keys=max_keys, min_keys=min_keys, k=k, k_exponent=k_exponent,
-                       pool_size=pool, with_replacement=with_replacement,
-                       request_rate=request_rate, key_bytes=key_bytes, seed=seed)
+        options = mrc_distributed.partition_options(
+            algo, bytes=bytes, rate=rate, max_keys=max_keys, min_keys=min_keys, k=k,
+            k_exponent=k_exponent, pool=pool, with_replacement=with_replacement,
+            request_rate=request_rate, key_bytes=key_bytes, seed=seed)
         r = mrc_distributed.distributed_curve(
             paths, trace_format=format, columns=columns, ops=ops, options=options,
             sizes=[int(s) for s in sizes] if sizes else [], points=points, workers=workers,

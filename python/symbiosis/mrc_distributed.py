@@ -44,6 +44,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from symbiosis import _native
 from symbiosis.errors import CommandFailed
 
@@ -87,6 +89,20 @@ def plan_chunks(paths: Sequence[str], chunk_bytes: int = DEFAULT_CHUNK_BYTES) ->
             end = min(start + chunk_bytes, size)
             chunks.append(Chunk(len(chunks), path, start, 0 if end == size else end, False))
     return chunks
+
+
+def partition_options(algorithm: str, *, bytes: bool = False, rate: Optional[float] = None,
+                      max_keys: int = 0, min_keys: int = 0, k: int = 5,
+                      k_exponent: float = 1.4, pool: int = 0, with_replacement: bool = True,
+                      request_rate: float = 0.0, key_bytes: int = 16,
+                      seed: int = 1) -> Dict[str, Any]:
+    """A partition builder's options (_native.PartitionMrc's arguments but
+    its sizes), with miss_ratio_curve's meanings and defaults; ``rate``
+    None: the method's default."""
+    return dict(algorithm=algorithm, bytes=bytes, rate=rate if rate is not None else 0.0,
+                max_keys=max_keys, min_keys=min_keys, k=k, k_exponent=k_exponent,
+                pool_size=pool, with_replacement=with_replacement, request_rate=request_rate,
+                key_bytes=key_bytes, seed=seed)
 
 
 class PartitionActor:
@@ -192,7 +208,6 @@ def read_chunk(chunk: Chunk, trace_format: str, columns: str, ops: str, partitio
 
 
 def _empty_part():
-    import numpy as np
     return (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint32),
             np.zeros(0, dtype=np.uint64))
 
@@ -343,6 +358,11 @@ def distributed_curve(paths: Sequence[str], *, trace_format: str, columns: str, 
     (PartitionMrc's: algorithm, bytes, rate, ...), at `sizes` or `points`
     sizes over the working set, on a local cluster of `workers` processes,
     the cluster at `scheduler`, or `client`'s (which stays open)."""
+    def check_sizes(working_set: Optional[int]) -> None:
+        _native.check_mrc_sizes(list(sizes), working_set, options["algorithm"],
+                                options["bytes"], options["rate"])
+
+    check_sizes(None)  # before the passes: zero, or not ascending
     chunks = plan_chunks(paths, chunk_bytes)
     start = time.monotonic()
     owned = client is None
@@ -359,7 +379,7 @@ def distributed_curve(paths: Sequence[str], *, trace_format: str, columns: str, 
         options = dict(options, min_keys=math.ceil(options.get("min_keys", 0) / count))
         total_bytes = sum(os.path.getsize(p) for p in paths)
         window = 2 * n_workers
-        simulates = options["algorithm"] in ("klru-sim", "redis")
+        simulates = _native.mrc_simulates(options["algorithm"])
         require_sizes = bool(options["bytes"])
         label = "working set" if simulates else options["algorithm"]
         bar = _Progress(total_bytes, label, progress)
@@ -375,13 +395,8 @@ def distributed_curve(paths: Sequence[str], *, trace_format: str, columns: str, 
         if working_set == 0:
             raise _native.InputError(f"{paths[0]}: the trace holds no requests of the "
                                      "operations asked for")
+        check_sizes(working_set)
         chosen = list(sizes) if sizes else _native.even_sizes(working_set, points)
-        limit = working_set * (1.1 if float(options.get("rate", 1) or 1) < 1 or
-                               options["algorithm"] == "shards" else 1)
-        if sizes and chosen[-1] > limit:
-            raise _native.InputError(
-                f"cache size {chosen[-1]} is beyond the trace's working set of {working_set}, "
-                "where the curve is flat; give sizes up to it, or leave --sizes out")
         shares = [s["working_set"] / working_set for s in summaries]
         if simulates:  # pass 2: each partition simulated at its sizes
             del holders, actors

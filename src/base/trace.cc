@@ -452,32 +452,26 @@ class TraceReader::Rep {
       zin_end_ -= zin_begin_;
       zin_begin_ = 0;
     }
+    const size_t n = ReadFile(zin_.data() + zin_end_, zin_.size() - zin_end_);
+    if (n == 0) zin_eof_ = true;
+    zin_end_ += n;
+  }
+
+  // Up to `n` bytes of the file into `dst`; 0 at its end.
+  size_t ReadFile(char* dst, size_t n) {
     for (;;) {
-      const ssize_t n = ::read(fd_, zin_.data() + zin_end_, zin_.size() - zin_end_);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        Fail("read failed: " + std::string(std::strerror(errno)));
+      const ssize_t got = ::read(fd_, dst, n);
+      if (got >= 0) {
+        raw_consumed_ += static_cast<uint64_t>(got);
+        return static_cast<size_t>(got);
       }
-      if (n == 0) zin_eof_ = true;
-      zin_end_ += static_cast<size_t>(n);
-      raw_consumed_ += static_cast<uint64_t>(n);
-      return;
+      if (errno != EINTR) Fail("read failed: " + std::string(std::strerror(errno)));
     }
   }
 
   // Up to `n` bytes of the trace into `dst` (decompressed); 0 at its end.
   size_t ReadInput(char* dst, size_t n) {
-    if (!compressed_) {
-      for (;;) {
-        const ssize_t got = ::read(fd_, dst, n);
-        if (got < 0) {
-          if (errno == EINTR) continue;
-          Fail("read failed: " + std::string(std::strerror(errno)));
-        }
-        raw_consumed_ += static_cast<uint64_t>(got);
-        return static_cast<size_t>(got);
-      }
-    }
+    if (!compressed_) return ReadFile(dst, n);
     for (;;) {
       if (zin_begin_ == zin_end_ && !zin_eof_) ReadRawInput();
       // Every frame ended and flushed: the stream's end. (Called with no

@@ -143,6 +143,16 @@ bool MrcSimulates(MrcAlgorithm algorithm) {
   return algorithm == MrcAlgorithm::kKLruSim || algorithm == MrcAlgorithm::kRedis;
 }
 
+void CheckMrcSizes(const TraceMrcOptions& options, const std::vector<uint64_t>& sizes,
+                   std::optional<uint64_t> working_set) {
+  CheckSizes(sizes);
+  if (!working_set) return;
+  const bool estimated = options.algorithm == MrcAlgorithm::kShards ||
+                         (options.algorithm == MrcAlgorithm::kKrr && options.rate > 0 &&
+                          options.rate < 1);
+  CheckWithinWorkingSet(sizes, *working_set, estimated, options.unit);
+}
+
 std::unique_ptr<MrcBuilder> MakeMrcBuilder(const TraceMrcOptions& options,
                                            const std::vector<uint64_t>& sizes) {
   return MrcSimulates(options.algorithm) ? MakeSimulator(options, sizes) : MakeOnePass(options);
@@ -163,7 +173,7 @@ TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
   if (options.sizes.empty() && options.points == 0) {
     throw InputError("give at least one point (--points) or the sizes (--sizes)");
   }
-  CheckSizes(options.sizes);
+  CheckMrcSizes(options, options.sizes);
   const auto start = std::chrono::steady_clock::now();
   TraceMrcResult result;
   if (MrcSimulates(options.algorithm)) {
@@ -186,7 +196,7 @@ TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
     if (sizes.empty()) {
       sizes = EvenSizes(result.working_set, options.points);
     } else {
-      CheckWithinWorkingSet(sizes, result.working_set, false, options.unit);
+      CheckMrcSizes(options, sizes, result.working_set);
     }
     std::unique_ptr<MrcBuilder> sim = MakeSimulator(options, sizes);
     Pass(path, trace, options.unit, 2, 2, progress, [&](const TraceRecord& r) {
@@ -203,12 +213,7 @@ TraceMrcResult TraceMrc(const std::string& path, const TraceOptions& trace,
     Pass(path, trace, options.unit, 1, 1, progress,
          [&](const TraceRecord& r) { builder->Access(r.key, r.size); });
     result.working_set = builder->WorkingSet();
-    const bool estimated = options.algorithm == MrcAlgorithm::kShards ||
-                           (options.algorithm == MrcAlgorithm::kKrr && options.rate > 0 &&
-                            options.rate < 1);
-    if (!options.sizes.empty()) {
-      CheckWithinWorkingSet(options.sizes, result.working_set, estimated, options.unit);
-    }
+    CheckMrcSizes(options, options.sizes, result.working_set);
     const std::vector<uint64_t> sizes =
         options.sizes.empty() ? EvenSizes(result.working_set, options.points) : options.sizes;
     result.curve = builder->Curve(sizes);

@@ -13,6 +13,12 @@ namespace {
 // Apart from every sampler's seed: a partition is not a sample's half.
 constexpr uint64_t kPartitionSalt = 0x7a3c9d51e0f28b64ULL;
 
+// A whole-trace size's partition size: rounded, at least 1.
+uint64_t ScaledSize(uint64_t size, double share) {
+  const double scaled = static_cast<double>(size) * share;
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(scaled)));
+}
+
 }  // namespace
 
 uint32_t TracePartitionOf(uint64_t key, uint32_t partitions) {
@@ -83,11 +89,11 @@ void PartitionMrc::Feed(const TraceRecord* records, size_t count) {
 }
 
 uint64_t PartitionMrc::WorkingSet() const {
-  return builder_ != nullptr ? builder_->WorkingSet() : working_set_.Total(options_);
+  return builds() ? builder_->WorkingSet() : working_set_.Total(options_);
 }
 
 MissRatioCurve PartitionMrc::Curve(const std::vector<uint64_t>& sizes) {
-  if (builder_ == nullptr) {
+  if (!builds()) {
     throw InputError("the working-set pass builds no curve; build at the sizes it gives");
   }
   return builder_->Curve(sizes);
@@ -101,8 +107,7 @@ std::vector<uint64_t> PartitionSizes(const std::vector<uint64_t>& sizes, double 
   std::vector<uint64_t> out;
   out.reserve(sizes.size());
   for (const uint64_t size : sizes) {
-    const uint64_t scaled =
-        std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(static_cast<double>(size) * share)));
+    const uint64_t scaled = ScaledSize(size, share);
     if (out.empty() || scaled > out.back()) out.push_back(scaled);
   }
   return out;
@@ -141,8 +146,7 @@ MissRatioCurve MergePartitionCurves(const std::vector<uint64_t>& sizes,
     const double byte_weight = requested_bytes > 0 ? p.requested_bytes / requested_bytes : 0;
     size_t j = 0;  // own[j] is the partition's size for sizes[i]
     for (size_t i = 0; i < sizes.size(); i++) {
-      const uint64_t scaled = std::max<uint64_t>(
-          1, static_cast<uint64_t>(std::llround(static_cast<double>(sizes[i]) * p.share)));
+      const uint64_t scaled = ScaledSize(sizes[i], p.share);
       while (own[j] < scaled) j++;
       merged.miss_ratios[i] += weight * p.curve.miss_ratios[j];
       if (bytes) merged.byte_miss_ratios[i] += byte_weight * p.curve.byte_miss_ratios[j];

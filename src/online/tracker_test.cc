@@ -320,6 +320,17 @@ TEST(TrackerTest, ResizeStepsAreBoundedInTimeWhereTheClockIsRead) {
   EXPECT_LE(walk[true], 30'000u) << walk[true];
 }
 
+// Scripts candidates measured one after another or all at once, of which
+// only M (the last) predicts fewer application misses, and starts.
+void StartWithMAhead(Harness& h, bool all_at_once) {
+  h.sim.all_at_once = all_at_once;
+  h.sim.app_in_stage = all_at_once;
+  h.sim.app_miss.assign(9, 0.5);
+  h.sim.second_tier_miss.assign(9, 0.1);
+  h.sim.app_miss[8] = 0.1;
+  h.Start();
+}
+
 // A simulator that measures every candidate at once: one measured stage of
 // parallel_measure_accesses after the warm-up, at the engine's split, and
 // the same decision as one candidate after another, sooner.
@@ -329,12 +340,7 @@ TEST(TrackerTest, AllCandidatesAtOnceTakeOneStage) {
   uint64_t staged_length = 0;
   for (const bool all_at_once : {false, true}) {
     Harness h(config);
-    h.sim.all_at_once = all_at_once;
-    h.sim.app_in_stage = all_at_once;
-    h.sim.app_miss.assign(9, 0.5);
-    h.sim.second_tier_miss.assign(9, 0.1);
-    h.sim.app_miss[8] = 0.1;
-    h.Start();
+    StartWithMAhead(h, all_at_once);
     h.RunRound(kHa, kHk);
     const RoundStats& r = h.LastRound();
     EXPECT_EQ(r.decision, "adopted") << r.reason;
@@ -363,16 +369,12 @@ TEST(TrackerTest, ARiseDuringAStageOfEveryCandidateAtOnceDoesNotAbandonIt) {
   config.parallel_measure_accesses = 3000;
   for (const bool all_at_once : {false, true}) {
     Harness h(config);
-    h.sim.all_at_once = all_at_once;
-    h.sim.app_in_stage = all_at_once;
-    h.sim.app_miss.assign(9, 0.5);
-    h.sim.second_tier_miss.assign(9, 0.1);
-    h.sim.app_miss[8] = 0.1;
-    h.Start();
+    StartWithMAhead(h, all_at_once);
     h.Run(3000, kHa, kHk);  // the warm-up, and into the first stage
     h.Run(3000, 0.3, kHk);  // L_e 3.1 -> 4.34, three windows in a row
     h.Run(4000, kHa, kHk);
-    const RoundStats& first = h.tracker->Stats().rounds.front();
+    const ControllerStats stats = h.tracker->Stats();
+    const RoundStats& first = stats.rounds.front();
     if (!all_at_once) {
       EXPECT_EQ(first.decision, "abandoned") << first.reason;
       continue;

@@ -164,6 +164,7 @@ def test_cli_runs_a_local_cluster_and_rejects_bad_flags(tmp_path):
         (["--partitions", "4"], "add --workers N"),
         (["--workers", "2", "--chunk-size", "1000"], "less than 1MiB"),
         (["--workers", "2", "--max-records", "10"], "--max-records"),
+        (["--workers", "2", "--sizes", "10,5"], "ascending"),
     ]:
         assert_one_error_line(run_cli("mrc", "--trace", str(trace), *flags, check=False),
                               message)
