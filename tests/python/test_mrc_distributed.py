@@ -170,3 +170,8 @@ def test_cli_runs_a_local_cluster_and_rejects_bad_flags(tmp_path):
                               message)
     proc = run_cli("mrc", "--trace", str(trace), str(trace), check=False)
     assert proc.returncode == 2 and "distributed mode" in proc.stderr
+    # A scheduler nobody runs: one line, status 1 (the input was good), after
+    # the client's 20-s connect timeout.
+    assert_one_error_line(run_cli("mrc", "--trace", str(trace), "--scheduler",
+                                  "tcp://127.0.0.1:1", check=False),
+                          "cannot reach the Dask scheduler", returncode=1)
